@@ -1,0 +1,41 @@
+# Two commands do all the set-up on a fresh machine: `make run` and `make test`.
+# uv (installed into .tools/ on first use) builds .venv from uv.lock with the machine's Python.
+SHELL := /bin/bash
+export UV_PYTHON_DOWNLOADS := never
+UV := .tools/bin/uv
+PY := .venv/bin/python
+
+.PHONY: run test lint typecheck unit browser-deps bench clean
+
+.tools/bin/uv:
+	python3 -m venv .tools
+	.tools/bin/pip install --quiet --disable-pip-version-check uv
+
+.venv/.synced: pyproject.toml uv.lock $(UV)
+	$(UV) sync --frozen --extra test --python python3
+	touch $@
+
+uv.lock: pyproject.toml $(UV)
+	$(UV) lock --python python3
+
+run: .venv/.synced
+	$(PY) -m app
+
+# Debian's chromium for the browser tests (Playwright's own browser download does not work here).
+browser-deps:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "installing Debian's chromium for the browser tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+lint: .venv/.synced
+	.venv/bin/ruff check engine app tests
+	.venv/bin/mypy --strict engine app
+
+test: .venv/.synced browser-deps lint
+	$(PY) -m pytest
+
+bench: .venv/.synced
+	for b in tests/bench/*.py; do echo "== $$b"; $(PY) $$b; done
+
+clean:
+	rm -rf .venv .tools .pytest_cache .mypy_cache .ruff_cache
