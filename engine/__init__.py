@@ -1,0 +1,31 @@
+"""Rubicon Piquet as pure functions of a state (RULES.md). See docs/engine-api.md."""
+
+from engine.actions import (
+    Action,
+    Answer,
+    Call,
+    CarteBlanche,
+    ChooseDealer,
+    Discard,
+    NextDeal,
+    Pass,
+    Play,
+    See,
+    parse_action,
+)
+from engine.cards import DECK, Card, Rank, Suit
+from engine.combos import Category, Combo
+from engine.errors import IllegalActionError, MalformedActionError, OutOfTurnError, PiquetError
+from engine.rules import DiscardRule, apply, legal, legal_json, new_partie, rubicon
+from engine.state import Phase, State, Step
+from engine.view import view
+
+legal_actions = legal
+
+__all__ = [
+    "DECK", "Action", "Answer", "Call", "Card", "CarteBlanche", "Category", "ChooseDealer",
+    "Combo", "Discard", "DiscardRule", "IllegalActionError", "MalformedActionError",
+    "NextDeal", "OutOfTurnError", "Pass", "Phase", "PiquetError", "Play", "Rank", "See",
+    "State", "Step", "Suit", "apply", "legal", "legal_actions", "legal_json", "new_partie",
+    "parse_action", "rubicon", "view",
+]

@@ -1,0 +1,170 @@
+"""Point, sequence and set: what a hand holds, what it may call, how calls compare.
+
+RULES.md §4. A call names real cards; the table offers the *natural* calls:
+a point is a suit's highest cards (of any length up to the suit's), a sequence
+any run of three or more inside a held run, a set a held trio or quatorze, or a
+trio out of a quatorze.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from engine.cards import Card, Rank, Suit, sort_hand
+
+
+class Category(enum.IntEnum):
+    """The declaring categories, in the order they are declared and reckoned (Law 67 II–IV)."""
+
+    POINT = 0
+    SEQUENCE = 1
+    SET = 2
+
+    @property
+    def word(self) -> str:
+        return ("point", "sequence", "set")[self.value]
+
+    @classmethod
+    def from_word(cls, word: str) -> Category:
+        return {"point": cls.POINT, "sequence": cls.SEQUENCE, "set": cls.SET}[word]
+
+    @property
+    def stages(self) -> int:
+        """Stages a call is told in: point (length, pips), sequence (length, top), set (whole)."""
+        return 1 if self is Category.SET else 2
+
+
+NUMBER_WORDS = ("nothing", "one", "two", "three", "four", "five", "six", "seven", "eight")
+SEQUENCE_NAMES = {3: "tierce", 4: "quart", 5: "quint", 6: "sixième", 7: "septième", 8: "huitième"}
+
+
+@dataclass(frozen=True, slots=True)
+class Combo:
+    """One called combination: its category and its cards."""
+
+    category: Category
+    cards: tuple[Card, ...]  # sorted, high first
+    key: tuple[int, int] = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", _key(self.category, self.cards))
+
+    @property
+    def length(self) -> int:
+        return len(self.cards)
+
+    @property
+    def score(self) -> int:
+        n = len(self.cards)
+        if self.category is Category.POINT:
+            return n
+        if self.category is Category.SEQUENCE:
+            return n if n < 5 else n + 10
+        return 14 if n == 4 else 3
+
+    def stage_key(self, stage: int) -> int:
+        """What is compared at `stage` (0 or 1): length then pips / top card; a set whole."""
+        if self.category is Category.SET:
+            return self.key[0] * 100 + self.key[1]
+        return self.key[stage]
+
+    @property
+    def label(self) -> str:
+        """The call in a player's words: "Point of five", "Quart to the king", "Three aces"."""
+        if self.category is Category.POINT:
+            return f"Point of {NUMBER_WORDS[self.length]}"
+        if self.category is Category.SEQUENCE:
+            top = self.cards[0].rank.title.lower()
+            return f"{SEQUENCE_NAMES[self.length].capitalize()} to the {top}"
+        return f"{NUMBER_WORDS[self.length].capitalize()} {self.cards[0].rank.plural}"
+
+    def stage_words(self, stage: int) -> str:
+        """What is said publicly at each stage (RULES.md §4 dialogue)."""
+        if self.category is Category.POINT:
+            return self.label if stage == 0 else f"Making {self.key[1]}"
+        if self.category is Category.SEQUENCE:
+            if stage == 0:
+                name = SEQUENCE_NAMES[self.length]
+                return ("An " if name[0] in "aeiou" else "A ") + name
+            return f"To the {self.cards[0].rank.title.lower()}"
+        return self.label
+
+    def __str__(self) -> str:
+        return f"{self.label} ({' '.join(map(str, self.cards))})"
+
+
+def _key(category: Category, cards: tuple[Card, ...]) -> tuple[int, int]:
+    if category is Category.POINT:
+        return (len(cards), sum(c.pips for c in cards))
+    if category is Category.SEQUENCE:
+        return (len(cards), int(cards[0].rank))
+    return (len(cards), int(cards[0].rank))
+
+
+def by_suit(hand: Iterable[Card]) -> dict[Suit, list[Card]]:
+    """Each suit's cards, high first."""
+    out: dict[Suit, list[Card]] = {}
+    for c in sort_hand(hand):
+        out.setdefault(c.suit, []).append(c)
+    return out
+
+
+def runs(hand: Iterable[Card]) -> list[list[Card]]:
+    """Maximal runs of three or more consecutive cards in one suit, high first."""
+    result: list[list[Card]] = []
+    for cards in by_suit(hand).values():
+        run = [cards[0]]
+        for c in cards[1:]:
+            if run[-1].rank - c.rank == 1:
+                run.append(c)
+            else:
+                if len(run) >= 3:
+                    result.append(run)
+                run = [c]
+        if len(run) >= 3:
+            result.append(run)
+    return result
+
+
+def natural_calls(category: Category, hand: Sequence[Card]) -> list[Combo]:
+    """Every call the table offers for this hand in this category, best first."""
+    calls: list[Combo] = []
+    if category is Category.POINT:
+        for cards in by_suit(hand).values():
+            for n in range(len(cards), 0, -1):
+                calls.append(Combo(Category.POINT, tuple(cards[:n])))
+    elif category is Category.SEQUENCE:
+        for run in runs(hand):
+            for n in range(len(run), 2, -1):
+                for start in range(0, len(run) - n + 1):
+                    calls.append(Combo(Category.SEQUENCE, tuple(run[start:start + n])))
+    else:
+        groups: dict[Rank, list[Card]] = {}
+        for c in hand:
+            if c.rank >= Rank.TEN:
+                groups.setdefault(c.rank, []).append(c)
+        for rank_cards in groups.values():
+            group = sort_hand(rank_cards)
+            if len(group) >= 3:
+                calls.append(Combo(Category.SET, group))
+            if len(group) == 4:
+                for left_out in group:
+                    calls.append(Combo(Category.SET, tuple(c for c in group if c is not left_out)))
+    calls.sort(key=lambda c: c.key, reverse=True)
+    return calls
+
+
+def best_call(category: Category, hand: Sequence[Card]) -> Combo | None:
+    calls = natural_calls(category, hand)
+    return calls[0] if calls else None
+
+
+def find_call(category: Category, hand: Sequence[Card], cards: Iterable[Card]) -> Combo | None:
+    """The natural call made of exactly these cards, or None if the table does not offer it."""
+    wanted = sort_hand(cards)
+    for call in natural_calls(category, hand):
+        if call.cards == wanted:
+            return call
+    return None

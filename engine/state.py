@@ -1,0 +1,214 @@
+"""The state of a partie: plain values, replaced (never mutated) by `engine.rules.apply`.
+
+Every field holds an immutable value (ints, enums, tuples, frozen records), so a
+shallow copy is a new, independent state; `apply` copies, assigns, returns.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from engine.cards import Card
+from engine.combos import Category, Combo
+
+
+class Phase(enum.Enum):
+    CUT = "cut"
+    CARTE_BLANCHE = "carte_blanche"
+    EXCHANGE = "exchange"
+    DECLARE = "declare"
+    PLAY = "play"
+    DEAL_OVER = "deal_over"
+    PARTIE_OVER = "partie_over"
+
+
+class Step(enum.Enum):
+    """Who must do what now; each step has one handler in engine.rules."""
+
+    CHOOSE_DEALER = ("choose_dealer", Phase.CUT)
+    CARTE_BLANCHE = ("carte_blanche", Phase.CARTE_BLANCHE)
+    ELDER_EXCHANGE = ("elder_exchange", Phase.EXCHANGE)
+    YOUNGER_DISCARD = ("younger_discard", Phase.EXCHANGE)  # elder announced carte blanche
+    YOUNGER_EXCHANGE = ("younger_exchange", Phase.EXCHANGE)
+    ELDER_CALL = ("elder_call", Phase.DECLARE)
+    YOUNGER_ANSWER = ("younger_answer", Phase.DECLARE)
+    ELDER_LESSER = ("elder_lesser", Phase.DECLARE)
+    YOUNGER_CALL = ("younger_call", Phase.DECLARE)  # after elder's first lead
+    YOUNGER_LESSER = ("younger_lesser", Phase.DECLARE)
+    LEAD = ("lead", Phase.PLAY)
+    FOLLOW = ("follow", Phase.PLAY)
+    DEAL_OVER = ("deal_over", Phase.DEAL_OVER)
+    PARTIE_OVER = ("partie_over", Phase.PARTIE_OVER)
+
+    @property
+    def word(self) -> str:
+        return self.value[0]
+
+    @property
+    def phase(self) -> Phase:
+        return self.value[1]
+
+
+class Reckon(enum.IntEnum):
+    """Law 67 reckoning order of a deal's scores (RULES.md §6)."""
+
+    CARTE_BLANCHE = 1
+    POINT = 2
+    SEQUENCE = 3
+    SET = 4
+    PLAY = 5
+    CARDS = 6
+    BONUS = 7  # pique and repique themselves
+
+    @classmethod
+    def of(cls, category: Category) -> Reckon:
+        return cls(int(category) + 2)
+
+
+class Outcome(enum.Enum):
+    PENDING = "pending"
+    ELDER = "elder"
+    YOUNGER = "younger"
+    EQUAL = "equal"
+    NONE = "none"  # nobody called anything
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreEvent:
+    seat: int
+    points: int
+    reckon: Reckon
+    what: str
+
+
+@dataclass(frozen=True, slots=True)
+class LogLine:
+    seat: int | None
+    role: str | None  # "elder" / "younger" / None
+    kind: str
+    text: str
+    points: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Declaration:
+    """One category's dialogue in the current deal."""
+
+    category: Category
+    outcome: Outcome = Outcome.PENDING
+    elder_call: Combo | None = None
+    stage: int = 0  # the stage younger is answering
+    younger_beat_stage: int | None = None  # the stage at which younger said "not good"
+    said: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ComboRecord:
+    """A combination that scored, or tied; its cards are public only once shown."""
+
+    seat: int
+    combo: Combo
+    status: str  # "scored" | "tied"
+    shown: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    seat: int
+    what: str
+    cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Trick:
+    leader: int
+    cards: tuple[tuple[Card, int], ...]
+    winner: int
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    winner: int | None  # None: a draw after eight deals
+    totals: tuple[int, int]
+    points: int
+    rubiconed: bool
+    text: str
+
+
+@dataclass(slots=True)
+class State:
+    # The partie.
+    seed: int
+    decks: tuple[tuple[Card, ...], ...]  # fixed deck orders for the first deals (tests)
+    packet: int  # cards dealt at a time: 2 or 3, one way for the whole partie
+    step: Step
+    to_move: int | None
+    cut: tuple[Card, Card] | None
+    cut_winner: int | None
+    first_dealer: int | None
+    deal_number: int
+    deals_in_partie: int
+    dealer: int | None
+    sheet: tuple[tuple[int, int], ...]  # finished deals' scores
+    log: tuple[LogLine, ...]
+    result: Result | None
+    # The deal.
+    hands: tuple[tuple[Card, ...], tuple[Card, ...]]
+    stock: tuple[Card, ...]
+    discards: tuple[tuple[Card, ...], tuple[Card, ...]]
+    took: tuple[int | None, int | None]
+    seen_stock: tuple[Card, ...]  # elder's rest of his five, seen by him only
+    carte_blanche: int | None  # the seat dealt one
+    carte_blanche_take: int | None  # elder announced, taking this many
+    younger_pending_draw: int  # younger discarded first, draws after elder
+    expose: bool
+    exposed: tuple[Card, ...]  # younger's leftovers, once turned up
+    declarations: tuple[Declaration, Declaration, Declaration]
+    younger_queue: tuple[Category, ...]  # categories younger calls after the first lead
+    first_call: Combo | None  # the first call of the current category (for lesser calls)
+    called_cards: frozenset[Card]  # cards already called in the current category
+    reckoned: bool  # declarations complete and repique reckoned
+    pique_done: bool
+    repique_seat: int | None
+    combos: tuple[ComboRecord, ...]
+    shown: tuple[Shown, ...]
+    trick: tuple[tuple[Card, int], ...]
+    trick_leader: int
+    tricks: tuple[Trick, ...]
+    tricks_won: tuple[int, int]
+    led: bool  # elder has made the first lead
+    events: tuple[ScoreEvent, ...]
+    bonuses: tuple[tuple[int, str, int], ...]
+
+    @property
+    def phase(self) -> Phase:
+        return self.step.phase
+
+    @property
+    def elder(self) -> int | None:
+        return None if self.dealer is None else 1 - self.dealer
+
+    @property
+    def younger(self) -> int | None:
+        return self.dealer
+
+    def role(self, seat: int) -> str | None:
+        if self.dealer is None:
+            return None
+        return "younger" if seat == self.dealer else "elder"
+
+    def deal_scores(self) -> tuple[int, int]:
+        s = [0, 0]
+        for e in self.events:
+            s[e.seat] += e.points
+        return (s[0], s[1])
+
+    def partie_scores(self) -> tuple[int, int]:
+        """Totals over the finished deals plus the deal in progress."""
+        a = sum(r[0] for r in self.sheet)
+        b = sum(r[1] for r in self.sheet)
+        if self.step not in (Step.DEAL_OVER, Step.PARTIE_OVER) and self.deal_number:
+            d = self.deal_scores()
+            a, b = a + d[0], b + d[1]
+        return (a, b)

@@ -1,0 +1,85 @@
+"""What one seat may see (docs/engine-api.md): the only way state leaves the engine.
+
+Hidden by construction: the opponent's hand and discards, the stock, and the
+rest of elder's five (elder only). Combination cards appear only once shown.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.cards import Card
+from engine.rules import legal_json
+from engine.state import State, Step
+
+
+def view(state: State, seat: int) -> dict[str, Any]:
+    s = state
+    other = 1 - seat
+    names: dict[str, str] = {}
+
+    def cards(cs: tuple[Card, ...] | list[Card]) -> list[str]:
+        out = []
+        for c in cs:
+            t = str(c)
+            names[t] = c.name
+            out.append(t)
+        return out
+
+    in_deal = s.deal_number > 0 and s.step is not Step.CHOOSE_DEALER
+    deal = s.deal_scores() if in_deal else (0, 0)
+    sheet = [list(r) for r in s.sheet]
+    if in_deal and s.step not in (Step.DEAL_OVER, Step.PARTIE_OVER):
+        sheet.append(list(deal))
+    elder = s.elder
+    v: dict[str, Any] = {
+        "seat": seat,
+        "phase": s.phase.value,
+        "step": s.step.word,
+        "to_move": s.to_move,
+        "deal_number": s.deal_number,
+        "deals_in_partie": s.deals_in_partie,
+        "dealer": s.dealer,
+        "elder": elder,
+        "role": s.role(seat),
+        "cut": None if s.cut is None else {"cards": cards(list(s.cut)), "winner": s.cut_winner},
+        "hand": cards(s.hands[seat]),
+        "discards": cards(s.discards[seat]),
+        "seen_stock": cards(s.seen_stock) if seat == elder else [],
+        "opponent_hand_count": len(s.hands[other]),
+        "stock_count": len(s.stock),
+        "exposed_stock": cards(s.exposed),
+        "took": list(s.took),
+        "trick": {"leader": s.trick_leader,
+                  "cards": [[str(c), p] for c, p in s.trick]} if s.trick else None,
+        "tricks": [{"leader": t.leader, "cards": [[str(c), p] for c, p in t.cards],
+                    "winner": t.winner} for t in s.tricks],
+        "tricks_won": list(s.tricks_won),
+        "declarations": [{"category": d.category.word, "outcome": d.outcome.value,
+                          "said": list(d.said)} for d in s.declarations] if in_deal else [],
+        "combos": [{"id": i, "seat": r.seat, "category": r.combo.category.word,
+                    "label": r.combo.label, "points": r.combo.score if r.status == "scored" else 0,
+                    "status": r.status, "shown": r.shown,
+                    "cards": cards(r.combo.cards) if r.shown or r.seat == seat else None}
+                   for i, r in enumerate(s.combos)],
+        "shown": [{"seat": x.seat, "what": x.what, "cards": cards(x.cards)} for x in s.shown],
+        "scores": {"deal": list(deal), "partie": list(s.partie_scores()), "sheet": sheet},
+        "bonuses": [{"seat": b[0], "kind": b[1], "points": b[2]} for b in s.bonuses],
+        "result": None if s.result is None else {
+            "winner": s.result.winner, "totals": list(s.result.totals),
+            "points": s.result.points, "rubiconed": s.result.rubiconed, "text": s.result.text},
+        "log": [{"seat": x.seat, "role": x.role, "kind": x.kind, "text": x.text,
+                 "points": x.points} for x in s.log],
+    }
+    for t in s.trick:
+        names[str(t[0])] = t[0].name
+    for tr in s.tricks:
+        for c, _ in tr.cards:
+            names[str(c)] = c.name
+    v["legal"] = legal_json(s, seat)
+    for entry in v["legal"]:
+        for key in ("card",):
+            if key in entry:
+                names.setdefault(entry[key], Card.parse(entry[key]).name)
+    v["card_names"] = names
+    return v
