@@ -83,13 +83,14 @@ _LETTER_SUIT = {s.letter: s for s in Suit}
 class Card:
     """One card. `Card.parse("QH")`, `str(card) == "QH"`, `card.name == "Queen of Hearts"`."""
 
-    __slots__ = ("_str", "index", "name", "rank", "suit")
+    __slots__ = ("_str", "index", "name", "pips", "rank", "suit")
     _interned: ClassVar[dict[tuple[Suit, Rank], Card]] = {}
 
     suit: Suit
     rank: Rank
     index: int
     name: str
+    pips: int
     _str: str
 
     def __new__(cls, rank: Rank, suit: Suit) -> Card:
@@ -101,6 +102,7 @@ class Card:
             # Sort key: by suit in display order, then ace high within the suit.
             card.index = int(suit) * 8 + (Rank.ACE - rank)
             card.name = f"{rank.title} of {suit.title}"
+            card.pips = rank.pips
             card._str = f"{rank.symbol}{suit.letter}"
             cls._interned[(suit, rank)] = card
         return card
@@ -117,10 +119,6 @@ class Card:
         if card is None:
             raise MalformedActionError(f"{text!r} is not a card (expected e.g. 'QH', '10S', '7C')")
         return card
-
-    @property
-    def pips(self) -> int:
-        return self.rank.pips
 
     def __str__(self) -> str:
         return self._str

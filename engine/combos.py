@@ -9,6 +9,7 @@ trio out of a quatorze.
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -128,8 +129,14 @@ def runs(hand: Iterable[Card]) -> list[list[Card]]:
     return result
 
 
-def natural_calls(category: Category, hand: Sequence[Card]) -> list[Combo]:
+def natural_calls(category: Category, hand: Sequence[Card]) -> tuple[Combo, ...]:
     """Every call the table offers for this hand in this category, best first."""
+    return _natural_calls(category, tuple(hand))
+
+
+@functools.lru_cache(maxsize=8192)
+def _natural_calls(category: Category, hand: tuple[Card, ...]) -> tuple[Combo, ...]:
+    # Cached: a hand is asked about many times while declaring (legal, apply, views).
     calls: list[Combo] = []
     if category is Category.POINT:
         for cards in by_suit(hand).values():
@@ -153,7 +160,7 @@ def natural_calls(category: Category, hand: Sequence[Card]) -> list[Combo]:
                 for left_out in group:
                     calls.append(Combo(Category.SET, tuple(c for c in group if c is not left_out)))
     calls.sort(key=lambda c: c.key, reverse=True)
-    return calls
+    return tuple(calls)
 
 
 def best_call(category: Category, hand: Sequence[Card]) -> Combo | None:

@@ -8,7 +8,6 @@ copy and returns it, or raises a PiquetError leaving `state` untouched.
 
 from __future__ import annotations
 
-import copy
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -90,7 +89,7 @@ def new_partie(
         hands=(empty, empty), stock=empty, discards=(empty, empty), took=(None, None),
         seen_stock=empty, carte_blanche=None, carte_blanche_take=None, younger_pending_draw=0,
         expose=False, exposed=empty, declarations=_fresh_declarations(), younger_queue=(),
-        first_call=None, called_cards=frozenset(), reckoned=False, pique_done=False,
+        first_call=None, called_cards=frozenset(), reckoned=False, pique_settled=False,
         repique_seat=None, combos=(), shown=(), trick=(), trick_leader=0, tricks=(),
         tricks_won=(0, 0), led=False, events=(), bonuses=(),
     )
@@ -162,7 +161,7 @@ def _start_deal(s: State) -> None:
     s.first_call = None
     s.called_cards = frozenset()
     s.reckoned = False
-    s.pique_done = False
+    s.pique_settled = False
     s.repique_seat = None
     s.combos = ()
     s.shown = ()
@@ -402,7 +401,7 @@ def _equal_call(d: Declaration, hand: Sequence[Card]) -> Combo:
 def _younger_first_calls(d: Declaration, hand: Sequence[Card]) -> list[Combo]:
     calls = natural_calls(d.category, hand)
     if d.outcome is not Outcome.YOUNGER:
-        return calls  # elder called nothing
+        return list(calls)  # elder called nothing
     e = d.elder_call
     assert e is not None and d.younger_beat_stage is not None
     if d.younger_beat_stage == 0:
@@ -494,15 +493,18 @@ def _reckon_repique(s: State) -> None:
 
 def _check_pique(s: State) -> None:
     """30 within I–V while the other has scored nothing at all (only elder can)."""
-    if not s.reckoned or s.pique_done or s.repique_seat is not None:
+    if not s.reckoned or s.pique_settled or s.repique_seat is not None:
         return
     totals = [0, 0]
     for e in s.events:
         if e.reckon <= Reckon.PLAY:
             totals[e.seat] += e.points
+    if totals[0] and totals[1]:
+        s.pique_settled = True  # both have scored: no pique is possible any more this deal
+        return
     for seat in (0, 1):
         if totals[seat] >= 30 and totals[1 - seat] == 0:
-            s.pique_done = True
+            s.pique_settled = True
             _bonus(s, seat, "pique", 30, Reckon.BONUS, "Pique! 30 more")
 
 
@@ -750,7 +752,7 @@ def _end_deal(s: State) -> None:
     deal = s.deal_scores()
     s.sheet = (*s.sheet, deal)
     _log(s, None, "deal_end", f"Deal {s.deal_number} ends {deal[0]} to {deal[1]}")
-    totals = s.partie_scores()
+    totals = (sum(r[0] for r in s.sheet), sum(r[1] for r in s.sheet))
     if s.deal_number == s.deals_in_partie:
         if totals[0] == totals[1] and s.deals_in_partie == PARTIE_DEALS:
             # Level after six: two more deals, both played (RULES.md §7).
@@ -827,7 +829,7 @@ def apply(state: State, seat: int, action: Action | dict[str, Any]) -> State:
     if isinstance(a, See | NextDeal):
         if not any(o == a for o, _ in options):
             raise IllegalActionError(_refusal(state, seat, a))
-        s = copy.copy(state)
+        s = state.copy()
         if isinstance(a, See):
             _on_see(s, seat, a)
         else:
@@ -844,7 +846,7 @@ def apply(state: State, seat: int, action: Action | dict[str, Any]) -> State:
         _check_discard(state, seat, a, rules[0])
     elif not any(o == a for o, _ in options):
         raise IllegalActionError(_refusal(state, seat, a))
-    s = copy.copy(state)
+    s = state.copy()
     _HANDLERS[state.step](s, seat, a)
     return s
 

@@ -46,6 +46,14 @@ class Step(enum.Enum):
         return self.value[0]
 
     @property
+    def deal_log_start(self) -> int:
+        """Index of the current deal's first log line (0 before the first deal)."""
+        for i in range(len(self.log) - 1, -1, -1):
+            if self.log[i].kind == "deal":
+                return i
+        return 0
+
+    @property
     def phase(self) -> Phase:
         return self.value[1]
 
@@ -136,7 +144,7 @@ class Result:
     text: str
 
 
-@dataclass(slots=True)
+@dataclass(eq=True)
 class State:
     # The partie.
     seed: int
@@ -169,7 +177,7 @@ class State:
     first_call: Combo | None  # the first call of the current category (for lesser calls)
     called_cards: frozenset[Card]  # cards already called in the current category
     reckoned: bool  # declarations complete and repique reckoned
-    pique_done: bool
+    pique_settled: bool
     repique_seat: int | None
     combos: tuple[ComboRecord, ...]
     shown: tuple[Shown, ...]
@@ -180,6 +188,20 @@ class State:
     led: bool  # elder has made the first lead
     events: tuple[ScoreEvent, ...]
     bonuses: tuple[tuple[int, str, int], ...]
+
+    def copy(self) -> State:
+        """A new state with the same field values (all immutable, so independent)."""
+        new = object.__new__(State)
+        new.__dict__.update(self.__dict__)
+        return new
+
+    @property
+    def deal_log_start(self) -> int:
+        """Index of the current deal's first log line (0 before the first deal)."""
+        for i in range(len(self.log) - 1, -1, -1):
+            if self.log[i].kind == "deal":
+                return i
+        return 0
 
     @property
     def phase(self) -> Phase:

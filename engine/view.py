@@ -69,7 +69,7 @@ def view(state: State, seat: int) -> dict[str, Any]:
             "winner": s.result.winner, "totals": list(s.result.totals),
             "points": s.result.points, "rubiconed": s.result.rubiconed, "text": s.result.text},
         "log": [{"seat": x.seat, "role": x.role, "kind": x.kind, "text": x.text,
-                 "points": x.points} for x in s.log],
+                 "points": x.points} for x in s.log[s.deal_log_start:]],
     }
     for t in s.trick:
         names[str(t[0])] = t[0].name

@@ -1,0 +1,206 @@
+"""Self-play: complete parties between two policies, and what came of them.
+
+    python -m engine.selfplay --parties 200 --seed 1 [--a computer --b random]
+
+A policy is a function from one seat's view to one of that view's legal actions
+(the view's entry without its label; the discard template filled in). It is only
+asked when the view offers it something: on its turn, or out of turn when it may
+ask to see a combination or press "Deal next hand". Side A takes seat 0 in even
+parties and seat 1 in odd ones. Everything is seeded: the same `--seed` plays the
+same parties.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import random
+import statistics
+import sys
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tqdm import tqdm
+
+import engine
+from engine import computer
+from engine.state import State, Step
+
+View = dict[str, Any]
+Action = dict[str, Any]
+Policy = Callable[[View], Action]
+PolicyFactory = Callable[[random.Random], Policy]
+
+BONUS_KINDS = ("pique", "repique", "capot", "carte_blanche")
+MAX_ACTIONS = 20_000  # per partie; a partie is a few hundred actions
+
+
+def computer_policy(rng: random.Random) -> Policy:
+    """The basic computer (engine.computer); it presses "Deal next hand" when asked."""
+    return functools.partial(computer.choose, press_next_deal=True)
+
+
+def random_policy(rng: random.Random) -> Policy:
+    """A uniformly random legal entry; a discard of random size and cards, random exposure."""
+
+    def choose(view: View) -> Action:
+        entry = rng.choice(view["legal"])
+        if entry["type"] == "discard":
+            k = rng.randint(entry["min"], entry["max"])
+            cards = rng.sample(view["hand"], k)
+            expose = bool(entry["expose_choice"]) and rng.random() < 0.5
+            return {"type": "discard", "cards": cards, "expose": expose}
+        return {k: v for k, v in entry.items() if k != "label"}
+
+    return choose
+
+
+POLICIES: dict[str, PolicyFactory] = {"computer": computer_policy, "random": random_policy}
+
+
+@dataclass
+class PartieRecord:
+    """One partie as seen from its seats: seat 0 and seat 1."""
+
+    seed: int
+    result: dict[str, Any] | None = None  # the view's result at partie_over
+    deals: list[tuple[int, int]] = field(default_factory=list)  # the score sheet
+    bonuses: list[dict[str, Any]] = field(default_factory=list)  # every deal's, from the view
+    actions: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+def _who_acts(state: State) -> int:
+    """Out-of-turn requests (asking to see) first, then the seat to move; at the end of a
+    deal, whoever has something to see, else seat 0 (who presses "Deal next hand")."""
+    if state.to_move is None:
+        for seat in (0, 1):
+            if any(isinstance(a, engine.See) for a, _ in engine.legal(state, seat)):
+                return seat
+        return 0
+    other = 1 - state.to_move
+    return other if engine.legal(state, other) else state.to_move
+
+
+def play_partie(policies: Sequence[Policy], seed: int) -> PartieRecord:
+    """Play one partie from the cut to the end; `policies[i]` plays seat i. A refused
+    action or a policy's exception is recorded in `errors` and ends the partie."""
+    record = PartieRecord(seed)
+    state = engine.new_partie(seed)
+    while state.step is not Step.PARTIE_OVER:
+        if record.actions >= MAX_ACTIONS:
+            record.errors.append(f"partie {seed}: no end after {MAX_ACTIONS} actions")
+            return record
+        seat = _who_acts(state)
+        v = engine.view(state, seat)
+        action: Any = None
+        try:
+            action = policies[seat](v)
+            state = engine.apply(state, seat, action)
+        except Exception as exc:  # an error is a finding, not a crash of the run
+            record.errors.append(
+                f"partie {seed}, deal {v['deal_number']}, {v['step']}, seat {seat}: "
+                f"{action!r}: {type(exc).__name__}: {exc}")
+            return record
+        record.actions += 1
+        if state.step in (Step.DEAL_OVER, Step.PARTIE_OVER) and v["step"] not in (
+                "deal_over", "partie_over"):
+            record.bonuses.extend(engine.view(state, 0)["bonuses"])
+    end = engine.view(state, 0)
+    record.result = end["result"]
+    record.deals = [(a, b) for a, b in end["scores"]["sheet"]]
+    return record
+
+
+@dataclass
+class Summary:
+    """Totals over many parties, by side (A, B) rather than by seat."""
+
+    names: tuple[str, str]
+    parties: int = 0
+    wins: list[int] = field(default_factory=lambda: [0, 0])
+    draws: int = 0
+    results: list[int] = field(default_factory=list)  # Rubicon points, + when A wins
+    deals: int = 0
+    points: list[int] = field(default_factory=lambda: [0, 0])
+    bonuses: Counter[tuple[str, int]] = field(default_factory=Counter)  # (kind, side)
+    errors: list[str] = field(default_factory=list)
+
+    def add(self, record: PartieRecord, side_of_seat: tuple[int, int]) -> None:
+        self.parties += 1
+        self.errors.extend(record.errors)
+        if record.result is None:
+            return
+        winner = record.result["winner"]
+        if winner is None:
+            self.draws += 1
+            self.results.append(0)
+        else:
+            side = side_of_seat[winner]
+            self.wins[side] += 1
+            self.results.append(record.result["points"] * (1 if side == 0 else -1))
+        for row in record.deals:
+            self.deals += 1
+            for seat in (0, 1):
+                self.points[side_of_seat[seat]] += row[seat]
+        for b in record.bonuses:
+            self.bonuses[(b["kind"], side_of_seat[b["seat"]])] += 1
+
+    def lines(self) -> list[str]:
+        a, b = self.names
+        mean = statistics.fmean(self.results) if self.results else 0.0
+        spread = statistics.pstdev(self.results) if self.results else 0.0
+        deals = max(self.deals, 1)
+        out = [
+            f"{self.parties} parties, {self.deals} deals: A = {a}, B = {b} (seats alternate)",
+            f"wins      A {self.wins[0]}  B {self.wins[1]}  draws {self.draws}",
+            f"rubicon   mean {mean:+.1f} (for A), stdev {spread:.1f}",
+            f"per deal  A {self.points[0] / deals:.1f} points  B {self.points[1] / deals:.1f}"
+            " points",
+        ]
+        for kind in BONUS_KINDS:
+            n = [self.bonuses[(kind, side)] for side in (0, 1)]
+            out.append(f"{kind.replace('_', ' '):13} A {n[0]:4} ({100 * n[0] / deals:.1f}% of "
+                       f"deals)  B {n[1]:4} ({100 * n[1] / deals:.1f}%)")
+        out.append(f"errors    {len(self.errors)}")
+        return out
+
+
+def run(parties: int, seed: int, a: str = "computer", b: str = "random",
+        progress: bool = False) -> Summary:
+    """Play `parties` parties of side A against side B, seats alternating."""
+    master = random.Random(seed)
+    summary = Summary((a, b))
+    for i in tqdm(range(parties), disable=not progress, unit="partie", file=sys.stderr):
+        partie_seed = master.getrandbits(64)
+        sides = (POLICIES[a](random.Random(master.getrandbits(64))),
+                 POLICIES[b](random.Random(master.getrandbits(64))))
+        # Side A sits in seat 0 in even parties, seat 1 in odd ones.
+        side_of_seat = (0, 1) if i % 2 == 0 else (1, 0)
+        seats = (sides[side_of_seat[0]], sides[side_of_seat[1]])
+        summary.add(play_partie(seats, partie_seed), side_of_seat)
+    return summary
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m engine.selfplay", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--parties", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--a", choices=sorted(POLICIES), default="computer")
+    parser.add_argument("--b", choices=sorted(POLICIES), default="random")
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                        help="progress bar on stderr (default: from 20 parties up)")
+    args = parser.parse_args(argv)
+    progress = args.parties >= 20 if args.progress is None else args.progress
+    summary = run(args.parties, args.seed, args.a, args.b, progress)
+    print("\n".join(summary.lines()))
+    for error in summary.errors[:10]:
+        print(error, file=sys.stderr)
+    return 1 if summary.errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

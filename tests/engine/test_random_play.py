@@ -1,0 +1,151 @@
+"""Random play from the start of a partie to its end, many times, checking invariants
+at every step (OpenSpiel's random_sim_test): all 32 cards accounted for, scores equal
+the scored log lines, no view holds a card its seat may not see, and a sampled illegal
+action is refused with the state unchanged."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+from typing import Any
+
+import pytest
+
+import engine
+from engine import Card, State
+from engine.rules import DiscardRule
+from tests.engine.kit import random_action
+
+PARTIES = int(os.environ.get("PIQUET_RANDOM_PARTIES", "2000"))
+
+
+def visible(s: State, seat: int) -> set[Card]:
+    """What RULES.md lets `seat` see now, worked out from the state independently of view()."""
+    seen = set(s.hands[seat]) | set(s.discards[seat])
+    if s.dealer is not None and seat == 1 - s.dealer:
+        seen |= set(s.seen_stock)  # elder's rest of his five
+    for trick in s.tricks:
+        seen |= {c for c, _ in trick.cards}
+    seen |= {c for c, _ in s.trick}
+    for shown in s.shown:
+        seen |= set(shown.cards)
+    return seen
+
+
+CARD_TOKEN = re.compile(r"(?<![0-9A-Za-z])(?:10|[AKQJ987])[SHDC](?![0-9A-Za-z])")
+CARD_NAME = re.compile(
+    r"(?:Ace|King|Queen|Jack|Ten|Nine|Eight|Seven) of (?:Spades|Hearts|Diamonds|Clubs)")
+NAME_TO_STR = {c.name: str(c) for c in engine.DECK}
+
+
+def cards_in(text: str) -> set[str]:
+    """Every card a text names, as "QH" or as "Queen of Hearts", given as "QH"."""
+    return set(CARD_TOKEN.findall(text)) | {NAME_TO_STR[m] for m in CARD_NAME.findall(text)}
+
+
+def assert_no_leak(s: State, seat: int) -> None:
+    v = engine.view(s, seat)
+    cut = v["cut"]["cards"] if v["cut"] else []
+    v = dict(v, cut=None)  # the cut is public, and from another shuffle
+    v["card_names"] = {k: n for k, n in v["card_names"].items() if k not in cut}
+    v["log"] = [line for line in v["log"] if line["kind"] != "cut"]
+    leaked = cards_in(json.dumps(v)) - {str(c) for c in visible(s, seat)}  # and serialisable
+    assert not leaked, f"seat {seat} sees {sorted(leaked)} at {s.step.word}"
+
+
+def assert_cards_conserved(s: State) -> None:
+    if s.deal_number == 0:
+        return
+    where = [*s.hands[0], *s.hands[1], *s.stock, *s.discards[0], *s.discards[1],
+             *(c for t in s.tricks for c, _ in t.cards), *(c for c, _ in s.trick)]
+    assert sorted(where) == sorted(engine.DECK), f"cards lost or doubled at {s.step.word}"
+
+
+def assert_scores_add_up(s: State) -> None:
+    # Every point scored this deal has a log line saying so, and nothing else scores.
+    start = max(i for i, line in enumerate(s.log) if line.kind == "deal")
+    logged = [0, 0]
+    for line in s.log[start:]:
+        if line.points and line.seat is not None:
+            logged[line.seat] += line.points
+    assert tuple(logged) == s.deal_scores()
+    view = engine.view(s, 0)
+    assert [sum(col) for col in zip(*view["scores"]["sheet"], strict=True)] in (
+        view["scores"]["partie"], [])
+
+
+def junk_actions(s: State, seat: int, rng: random.Random) -> list[Any]:
+    card = rng.choice(engine.DECK)
+    return [
+        {"type": "play", "card": str(card)},
+        {"type": "call", "category": rng.choice(["point", "sequence", "set"]),
+         "cards": [str(c) for c in rng.sample(engine.DECK, rng.randint(1, 5))]},
+        {"type": "answer", "reply": rng.choice(["good", "not_good", "equal"])},
+        {"type": "discard", "cards": [str(c) for c in rng.sample(engine.DECK, rng.randint(0, 9))]},
+        {"type": "see", "combo": rng.randint(-2, 12)},
+        {"type": "carte_blanche", "announce": True, "take": rng.randint(0, 7)},
+        {"type": "choose_dealer", "deal": rng.random() < 0.5},
+        {"type": "pass"}, {"type": "next_deal"},
+        {"type": "play", "card": "1X"}, {"type": "warp"}, {"type": "call", "cards": 3},
+        ["not", "a", "dict"],
+    ]
+
+
+def is_legal(s: State, seat: int, raw: Any) -> bool:
+    try:
+        a = engine.parse_action(raw)
+    except engine.PiquetError:
+        return False
+    for option, _ in engine.legal(s, seat):
+        if isinstance(option, DiscardRule) and isinstance(a, engine.Discard):
+            return option.min <= len(a.cards) <= option.max and set(a.cards) <= set(s.hands[seat])
+        if isinstance(a, engine.Call) and isinstance(option, engine.Call):
+            if option.category == a.category and set(option.cards) == set(a.cards):
+                return True
+        elif option == a:
+            return True
+    return False
+
+
+def assert_refused_unchanged(s: State, rng: random.Random) -> None:
+    seat = rng.randrange(2)
+    for raw in junk_actions(s, seat, rng):
+        if is_legal(s, seat, raw):
+            continue
+        before = s.copy()
+        with pytest.raises(engine.PiquetError):
+            engine.apply(s, seat, raw)
+        assert s == before
+        return
+
+
+def random_partie(seed: int, check_every: int = 1) -> State:
+    rng = random.Random(seed)
+    s = engine.new_partie(seed=seed, packet=2 + seed % 2)
+    step = 0
+    while s.step is not engine.Step.PARTIE_OVER:
+        step += 1
+        if step % check_every == 0:
+            assert_cards_conserved(s)
+            for seat in (0, 1):
+                assert_no_leak(s, seat)
+            assert_refused_unchanged(s, rng)
+        movers = [x for x in (0, 1) if engine.legal(s, x)]
+        seat = s.to_move if s.to_move is not None and rng.random() < 0.9 else rng.choice(movers)
+        if not engine.legal(s, seat):
+            seat = rng.choice(movers)
+        s = engine.apply(s, seat, random_action(s, seat, rng))
+        if s.deal_number:
+            assert_scores_add_up(s)
+    assert s.result is not None
+    assert s.result.totals == s.partie_scores()
+    assert len(s.sheet) in (6, 8)
+    return s
+
+
+@pytest.mark.parametrize("chunk", range(8))
+def test_random_parties_keep_every_invariant(chunk: int) -> None:
+    for seed in range(chunk, PARTIES, 8):
+        random_partie(seed)
