@@ -16,7 +16,7 @@ from engine.actions import (
 from engine.cards import DECK, Card, Rank, Suit
 from engine.combos import Category, Combo
 from engine.errors import IllegalActionError, MalformedActionError, OutOfTurnError, PiquetError
-from engine.rules import DiscardRule, apply, legal, legal_json, new_partie, rubicon
+from engine.rules import DiscardRule, apply, legal, legal_json, new_partie, replay, rubicon
 from engine.state import Phase, State, Step
 from engine.view import view
 
@@ -27,5 +27,5 @@ __all__ = [
     "Combo", "Discard", "DiscardRule", "IllegalActionError", "MalformedActionError",
     "NextDeal", "OutOfTurnError", "Pass", "Phase", "PiquetError", "Play", "Rank", "See",
     "State", "Step", "Suit", "apply", "legal", "legal_actions", "legal_json", "new_partie",
-    "parse_action", "rubicon", "view",
+    "parse_action", "replay", "rubicon", "view",
 ]

@@ -9,7 +9,7 @@ copy and returns it, or raises a PiquetError leaving `state` untouched.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -859,6 +859,18 @@ def _refusal(s: State, seat: int, a: Action) -> str:
     words = [label for _, label in legal(s, seat)]
     allowed = "; ".join(words[:12]) + (" …" if len(words) > 12 else "") if words else "nothing"
     return f"{_describe(a)} is not allowed now ({s.step.word}); allowed: {allowed}"
+
+
+def replay(
+    seed: int,
+    actions: Iterable[tuple[int, Action | dict[str, Any]]],
+    **options: Any,
+) -> State:
+    """Rebuild a partie from its seed (and `new_partie` options) and its (seat, action) list."""
+    s = new_partie(seed, **options)
+    for seat, action in actions:
+        s = apply(s, seat, action)
+    return s
 
 
 def legal_json(s: State, seat: int) -> list[dict[str, Any]]:

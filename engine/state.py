@@ -46,14 +46,6 @@ class Step(enum.Enum):
         return self.value[0]
 
     @property
-    def deal_log_start(self) -> int:
-        """Index of the current deal's first log line (0 before the first deal)."""
-        for i in range(len(self.log) - 1, -1, -1):
-            if self.log[i].kind == "deal":
-                return i
-        return 0
-
-    @property
     def phase(self) -> Phase:
         return self.value[1]
 
