@@ -1,0 +1,148 @@
+// socket.js: the table's WebSocket (docs/protocol.md). It reconnects quietly with
+// backoff, answers the server's keepalive, and stamps every action with the
+// version it was made on and a client message id that is never reused.
+
+const FATAL_CLOSES = {
+  4401: "This seat belongs to another browser. Open the table from the browser that joined it.",
+  4403: "This page may not connect to the table from here.",
+  4404: "This table no longer exists. It may have expired.",
+};
+const MAX_DELAY_MS = 8000;
+const SILENCE_MS = 70000; // no message at all for this long: the link is dead, reconnect
+
+function randomPart() {
+  const bytes = new Uint8Array(6);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export class TableSocket {
+  /**
+   * @param {string} path  e.g. "/ws/<room_id>"
+   * @param {object} on    callbacks: message(msg), status("open"|"lost"|"closed", detail)
+   */
+  constructor(path, on) {
+    this.url = `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}${path}`;
+    this.on = on;
+    this.ws = null;
+    this.attempt = 0;
+    this.counter = 0;
+    this.prefix = `c-${randomPart()}`; // ids stay unique across reloads and tabs
+    this.retryTimer = null;
+    this.silenceTimer = null;
+    this.stopped = false;
+    this.wasOpen = false;
+    addEventListener("online", () => this.reconnectNow());
+    document.addEventListener("visibilitychange", () => {
+      if (document.visibilityState === "visible") this.reconnectNow();
+    });
+    // A page being left is not a lost connection: say nothing.
+    addEventListener("pagehide", () => { this.stopped = true; });
+  }
+
+  start() {
+    this.stopped = false;
+    this.connect();
+  }
+
+  connect() {
+    clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    let ws;
+    try {
+      ws = new WebSocket(this.url);
+    } catch (err) {
+      this.scheduleRetry();
+      return;
+    }
+    this.ws = ws;
+    ws.addEventListener("open", () => {
+      if (ws !== this.ws) return;
+      this.attempt = 0;
+      this.wasOpen = true;
+      this.touch();
+      this.on.status("open");
+    });
+    ws.addEventListener("message", (event) => {
+      if (ws !== this.ws) return;
+      this.touch();
+      let msg;
+      try {
+        msg = JSON.parse(event.data);
+      } catch (err) {
+        return;
+      }
+      if (msg && msg.type === "ping") {
+        this.send({ type: "pong" });
+        return;
+      }
+      if (msg && msg.type === "pong") return;
+      this.on.message(msg);
+    });
+    ws.addEventListener("close", (event) => {
+      if (ws !== this.ws) return;
+      this.ws = null;
+      clearTimeout(this.silenceTimer);
+      if (this.stopped) return;
+      const fatal = FATAL_CLOSES[event.code];
+      if (fatal) {
+        this.stopped = true;
+        this.on.status("closed", fatal);
+        return;
+      }
+      this.on.status("lost");
+      this.scheduleRetry();
+    });
+    // "error" is always followed by "close"; nothing to do here.
+  }
+
+  scheduleRetry() {
+    if (this.stopped || this.retryTimer) return;
+    const base = Math.min(MAX_DELAY_MS, 400 * 2 ** this.attempt);
+    this.attempt += 1;
+    const delay = base / 2 + Math.random() * (base / 2);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      this.connect();
+    }, delay);
+  }
+
+  reconnectNow() {
+    if (this.stopped || this.ws) return;
+    this.attempt = 0;
+    this.connect();
+  }
+
+  touch() {
+    clearTimeout(this.silenceTimer);
+    this.silenceTimer = setTimeout(() => {
+      if (this.ws) this.ws.close(4000, "silent");
+    }, SILENCE_MS);
+  }
+
+  get isOpen() {
+    return !!this.ws && this.ws.readyState === WebSocket.OPEN;
+  }
+
+  send(obj) {
+    if (!this.isOpen) return false;
+    this.ws.send(JSON.stringify(obj));
+    return true;
+  }
+
+  nextId() {
+    this.counter += 1;
+    return `${this.prefix}-${this.counter}`;
+  }
+
+  /** Sends a game action made on `version`; returns its id, or null when offline. */
+  action(action, version) {
+    const id = this.nextId();
+    return this.send({ type: "action", version, id, action }) ? id : null;
+  }
+
+  newMatch(version) {
+    const id = this.nextId();
+    return this.send({ type: "new_match", version, id }) ? id : null;
+  }
+}

@@ -1,0 +1,350 @@
+// table.js: glue between the socket and the drawing. It keeps only what the
+// player is in the middle of choosing (cards selected to discard, the expose
+// choice); everything else is redrawn from the latest state the server sent.
+
+import { TableSocket } from "./socket.js";
+import { renderTable, renderPresence, context, logLineText, bonusName, PROMINENT_BONUSES } from "./render.js";
+
+const root = document.getElementById("table");
+const banner = document.getElementById("conn-banner");
+const bannerText = document.getElementById("conn-text");
+const announcer = document.getElementById("announcer");
+const toast = document.getElementById("toast");
+const baseTitle = document.title;
+
+const ui = {
+  lastState: null,
+  selected: new Set(),
+  expose: false,
+  selectionKey: "",
+  confirmNewMatch: false,
+  busy: false,
+  busyTimer: null,
+  freshConnection: true,
+  notice: "",
+  noticeVersion: 0,
+  stepKey: "",
+  sinkingOpen: false,
+};
+
+const socket = new TableSocket(`/ws/${encodeURIComponent(root.dataset.roomId)}`, {
+  message: onMessage,
+  status: onStatus,
+});
+// For debugging from the console (and the reconnect test); holds nothing secret.
+window.piquetTable = { socket, ui };
+
+// ---- drawing ------------------------------------------------------------------------
+
+function draw() {
+  if (!ui.lastState) return;
+  const c = renderTable(root, ui.lastState, ui);
+  const prompt = root.querySelector("#prompt");
+  if (ui.notice && prompt) {
+    const note = document.createElement("span");
+    note.className = "notice";
+    note.setAttribute("role", "alert");
+    note.textContent = ui.notice;
+    prompt.append(" ", note);
+  }
+  syncRoving();
+  const log = root.querySelector("#log-body .log");
+  if (log) log.scrollTop = log.scrollHeight;
+  root.dataset.busy = ui.busy ? "true" : "false";
+  document.title = c.myTurn ? `Your turn · ${baseTitle}` : baseTitle;
+  // Last: tests wait on this attribute, so the DOM is complete when it changes.
+  root.dataset.version = String(ui.lastState.version);
+}
+
+/** One tab stop in the hand (the focused or first playable card); arrows move within. */
+function syncRoving() {
+  const cards = Array.from(root.querySelectorAll("#hand .card"));
+  if (!cards.length) return;
+  const focused = cards.find((el) => el === document.activeElement);
+  const stop = focused || root.querySelector("#hand .playable") || cards[0];
+  for (const el of cards) el.tabIndex = el === stop ? 0 : -1;
+}
+
+// ---- messages -----------------------------------------------------------------------
+
+function onMessage(msg) {
+  if (msg.type === "state") onState(msg);
+  else if (msg.type === "presence") onPresence(msg);
+  else if (msg.type === "error") onError(msg);
+}
+
+function onState(msg) {
+  const previous = ui.lastState;
+  if (!msg.room && previous) msg.room = previous.room;
+  if (previous && previous.room && msg.room && !msg.room.seats) msg.room.seats = previous.room.seats;
+  const view = msg.view;
+  const discard = (view.legal || []).find((a) => a.type === "discard");
+  const key = discard ? `${view.deal_number}:${view.step}` : "";
+  const stepKey = `${view.deal_number}:${view.step}`;
+  if (stepKey !== ui.stepKey) {
+    ui.stepKey = stepKey;
+    ui.sinkingOpen = false;
+  }
+  if (key !== ui.selectionKey) {
+    ui.selected = new Set();
+    ui.expose = false;
+    ui.selectionKey = key;
+  } else {
+    const hand = new Set(view.hand || []);
+    for (const code of ui.selected) if (!hand.has(code)) ui.selected.delete(code);
+  }
+  if (view.phase === "partie_over" || (previous && previous.view.deal_number !== view.deal_number)) {
+    ui.confirmNewMatch = false;
+  }
+  setBusy(false);
+  // A refusal is followed by a fresh state at the same version: keep saying why
+  // until the table moves on.
+  if (msg.version > ui.noticeVersion) ui.notice = "";
+  ui.lastState = msg;
+  draw();
+  if (!ui.freshConnection && previous) {
+    announce(msg);
+    celebrate(previous, msg);
+  }
+  ui.freshConnection = false;
+}
+
+function onPresence(msg) {
+  if (!ui.lastState) return;
+  ui.lastState.room = { ...ui.lastState.room, seats: msg.seats };
+  renderPresence(root, ui.lastState.room, ui);
+  draw();
+}
+
+function onError(msg) {
+  setBusy(false);
+  // A stale or duplicate action is followed by a fresh state: nothing to tell.
+  if (msg.code === "stale_version" || msg.code === "duplicate_id") return;
+  ui.notice = msg.message || "That was refused.";
+  ui.noticeVersion = typeof msg.version === "number" ? msg.version : ui.lastState ? ui.lastState.version : 0;
+  draw();
+}
+
+/** The opponent's announcements, read out politely. */
+function announce(msg) {
+  const lines = msg.new_log || [];
+  if (!lines.length) return;
+  const c = context(msg, ui);
+  const said = lines.filter((line) => line.seat === c.opp || line.kind === "bonus" || line.kind === "deal_end" || line.kind === "partie_end");
+  if (!said.length) return;
+  const p = document.createElement("p");
+  p.textContent = said.map((line) => logLineText(c, line)).join(". ");
+  announcer.append(p);
+  while (announcer.childElementCount > 4) announcer.firstElementChild.remove();
+}
+
+/** Pique, repique, capot and carte blanche shown on the felt the moment they land. */
+let toastTimer = null;
+function celebrate(previous, msg) {
+  const before = previous.view.deal_number === msg.view.deal_number ? previous.view.bonuses || [] : [];
+  const now = msg.view.bonuses || [];
+  const fresh = now.slice(before.length).filter((b) => PROMINENT_BONUSES.includes(b.kind));
+  if (!fresh.length) return;
+  const c = context(msg, ui);
+  toast.replaceChildren(
+    ...fresh.map((b) => {
+      const el = document.createElement("div");
+      el.className = `toast-item bonus-${b.kind}`;
+      el.dataset.bonus = b.kind;
+      const strong = document.createElement("strong");
+      strong.textContent = `${bonusName(b.kind)}!`;
+      const small = document.createElement("span");
+      small.textContent = `${c.verb(b.seat, "score", "scores")} ${b.points}`;
+      el.append(strong, small);
+      return el;
+    })
+  );
+  toast.classList.add("show");
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => toast.classList.remove("show"), 3600);
+}
+
+// ---- connection -----------------------------------------------------------------------
+
+let bannerTimer = null;
+function onStatus(status, detail) {
+  root.dataset.connection = status;
+  clearTimeout(bannerTimer);
+  if (status === "open") {
+    ui.freshConnection = true;
+    banner.hidden = true;
+    banner.classList.remove("fatal");
+  } else if (status === "lost") {
+    setBusy(false);
+    // Quiet: a blip that heals within a second never shows the banner.
+    bannerTimer = setTimeout(() => {
+      bannerText.textContent = "Connection lost. Reconnecting…";
+      banner.hidden = false;
+    }, 1000);
+  } else if (status === "closed") {
+    bannerText.textContent = detail || "The table closed the connection.";
+    banner.classList.add("fatal");
+    banner.hidden = false;
+  }
+}
+
+function setBusy(on) {
+  ui.busy = on;
+  root.dataset.busy = on ? "true" : "false";
+  clearTimeout(ui.busyTimer);
+  if (on) ui.busyTimer = setTimeout(() => setBusy(false), 10000);
+}
+
+// ---- sending ----------------------------------------------------------------------------
+
+function send(action) {
+  if (ui.busy || !ui.lastState) return;
+  const id = socket.action(action, ui.lastState.version);
+  if (id === null) {
+    ui.notice = "Not connected: that move was not sent. Reconnecting…";
+    ui.noticeVersion = ui.lastState.version;
+    draw();
+    return;
+  }
+  setBusy(true);
+}
+
+function legalEntry(index) {
+  const legal = (ui.lastState && ui.lastState.view.legal) || [];
+  return legal[Number(index)] || null;
+}
+
+function withoutLabel(entry) {
+  const { label, ...action } = entry;
+  return action;
+}
+
+function toggleCard(code) {
+  const entry = (ui.lastState.view.legal || []).find((a) => a.type === "discard");
+  if (!entry) return;
+  ui.notice = "";
+  if (ui.selected.has(code)) ui.selected.delete(code);
+  else if (ui.selected.size < entry.max) ui.selected.add(code);
+  else if (entry.max === 1) ui.selected = new Set([code]);
+  else {
+    ui.notice = `You may discard at most ${entry.max}.`;
+    ui.noticeVersion = ui.lastState.version;
+    draw();
+    return;
+  }
+  draw();
+}
+
+function confirmDiscard(button) {
+  if (button.getAttribute("aria-disabled") === "true") return;
+  const entry = (ui.lastState.view.legal || []).find((a) => a.type === "discard");
+  if (!entry) return;
+  const hand = ui.lastState.view.hand || [];
+  const cards = hand.filter((code) => ui.selected.has(code));
+  if (cards.length < entry.min || cards.length > entry.max) return;
+  const action = { type: "discard", cards };
+  if (entry.expose_choice) action.expose = ui.expose;
+  send(action);
+}
+
+root.addEventListener("click", (event) => {
+  const target = event.target.closest("button, [data-select]");
+  if (!target || !root.contains(target)) return;
+  if (target.id === "copy-link") {
+    copyLink();
+    return;
+  }
+  if (target.hasAttribute("data-new-match")) {
+    const what = target.getAttribute("data-new-match");
+    if (what === "ask") ui.confirmNewMatch = true;
+    else if (what === "cancel") ui.confirmNewMatch = false;
+    else if (what === "confirm" && ui.lastState) {
+      ui.confirmNewMatch = false;
+      if (socket.newMatch(ui.lastState.version)) setBusy(true);
+    }
+    draw();
+    return;
+  }
+  if (target.hasAttribute("data-select")) {
+    toggleCard(target.getAttribute("data-select"));
+    return;
+  }
+  if (target.hasAttribute("data-confirm-discard")) {
+    confirmDiscard(target);
+    return;
+  }
+  if (target.hasAttribute("data-action")) {
+    if (target.getAttribute("aria-disabled") === "true") return;
+    const entry = legalEntry(target.getAttribute("data-action"));
+    if (entry && entry.type !== "discard") send(withoutLabel(entry));
+  }
+});
+
+root.addEventListener("change", (event) => {
+  if (event.target.matches("[data-expose]")) {
+    ui.expose = event.target.checked;
+  }
+});
+
+// The smaller calls fold out; keep them open across redraws while on this step.
+root.addEventListener(
+  "toggle",
+  (event) => {
+    if (event.target.matches && event.target.matches("details.sinking")) ui.sinkingOpen = event.target.open;
+  },
+  true
+);
+
+// A call names cards: mark them in the hand while the button is hovered or focused.
+function hint(event, on) {
+  const button = event.target.closest && event.target.closest("[data-cards]");
+  if (!button) return;
+  for (const code of button.getAttribute("data-cards").split(" ")) {
+    const card = root.querySelector(`#hand [data-card="${CSS.escape(code)}"]`);
+    if (card) card.classList.toggle("hinted", on);
+  }
+}
+root.addEventListener("pointerover", (event) => hint(event, true));
+root.addEventListener("pointerout", (event) => hint(event, false));
+root.addEventListener("focusin", (event) => hint(event, true));
+root.addEventListener("focusout", (event) => hint(event, false));
+
+root.addEventListener("keydown", (event) => {
+  const card = event.target.closest && event.target.closest("#hand .card");
+  if (!card) return;
+  const cards = Array.from(root.querySelectorAll("#hand .card"));
+  const i = cards.indexOf(card);
+  let next = null;
+  if (event.key === "ArrowRight" || event.key === "ArrowDown") next = cards[Math.min(i + 1, cards.length - 1)];
+  else if (event.key === "ArrowLeft" || event.key === "ArrowUp") next = cards[Math.max(i - 1, 0)];
+  else if (event.key === "Home") next = cards[0];
+  else if (event.key === "End") next = cards[cards.length - 1];
+  if (!next) return;
+  event.preventDefault();
+  for (const el of cards) el.tabIndex = el === next ? 0 : -1;
+  next.focus();
+});
+
+// ---- the friend's link ------------------------------------------------------------------
+
+async function copyLink() {
+  const input = document.getElementById("invite-url");
+  const status = document.getElementById("copy-status");
+  if (!input) return;
+  let ok = false;
+  try {
+    await navigator.clipboard.writeText(input.value);
+    ok = true;
+  } catch (err) {
+    input.focus();
+    input.select();
+    try {
+      ok = document.execCommand("copy");
+    } catch (err2) {
+      ok = false;
+    }
+  }
+  if (status) status.textContent = ok ? "Link copied. Send it to your friend." : "Select the link and copy it.";
+}
+
+socket.start();

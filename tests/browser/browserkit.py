@@ -1,0 +1,340 @@
+"""Drives the table page like a player: reads the data attributes the page puts on
+its elements (data-version, data-my-turn, data-action, data-card) and clicks.
+
+It also keeps every WebSocket frame the page received, so a test can compare what
+the page shows with the view the server sent, and check what a seat was never sent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Page
+
+ROOT = Path(__file__).resolve().parents[2]
+
+ROOT_ATTRS_JS = "() => ({...document.getElementById('table').dataset})"
+TURN_TIMEOUT_S = 20.0
+
+
+class TableError(AssertionError):
+    """The page refused a move, or the game stopped moving."""
+
+
+@dataclass
+class Seat:
+    """One browser page at the table."""
+
+    page: Page
+    frames: list[str] = field(default_factory=list)
+    sent: list[str] = field(default_factory=list)
+    use_keyboard: bool = False
+    use_tap: bool = False
+    discard_fewest: bool = False
+    expose: bool = False  # younger turns her leftover cards face up
+    on_step: Callable[[Seat], None] | None = None  # before each action
+    on_poll: Callable[[Seat], None] | None = None  # on every look at the page
+
+    def listen(self) -> Seat:
+        def on_ws(ws: Any) -> None:
+            ws.on("framereceived", lambda payload: self.frames.append(_text(payload)))
+            ws.on("framesent", lambda payload: self.sent.append(_text(payload)))
+
+        self.page.on("websocket", on_ws)
+        return self
+
+    # ---- what the server sent -------------------------------------------------------
+
+    def states(self) -> list[dict[str, Any]]:
+        out = []
+        for raw in list(self.frames):
+            msg = json.loads(raw)
+            if msg.get("type") == "state":
+                out.append(msg)
+        return out
+
+    def last_state(self) -> dict[str, Any]:
+        states = self.states()
+        assert states, "the page received no state"
+        return states[-1]
+
+    def view(self) -> dict[str, Any]:
+        return dict(self.last_state()["view"])
+
+    def view_at(self, version: int) -> dict[str, Any] | None:
+        found = None
+        for msg in self.states():
+            if msg["version"] == version:
+                found = msg["view"]
+        return found
+
+    # ---- what the page shows -------------------------------------------------------------
+
+    def attrs(self) -> dict[str, str]:
+        result: dict[str, str] = self.page.evaluate(ROOT_ATTRS_JS)
+        return result
+
+    def version(self) -> int:
+        return int(self.attrs().get("version", "0"))
+
+    def wait_ready(self, timeout_s: float = 15.0) -> None:
+        self.page.wait_for_function(
+            "() => +document.getElementById('table').dataset.version > 0",
+            timeout=timeout_s * 1000,
+        )
+
+    def hand(self) -> list[str]:
+        cards: list[str] = self.page.eval_on_selector_all(
+            "#hand .card", "els => els.map(e => e.dataset.card)"
+        )
+        return cards
+
+    def hand_top(self) -> float:
+        """Where the hand starts on the page: it should not move while a deal goes on."""
+        top: float = self.page.evaluate(
+            "document.getElementById('hand').getBoundingClientRect().top + window.scrollY"
+        )
+        return top
+
+    def log_lines(self) -> list[str]:
+        lines: list[str] = self.page.eval_on_selector_all(
+            "#log-body li", "els => els.map(e => e.textContent)"
+        )
+        return lines
+
+    def open_panels(self) -> None:
+        for panel in self.page.locator("details.panel").all():
+            if panel.get_attribute("open") is None:
+                panel.locator("summary").click()
+
+    def notice(self) -> str:
+        texts: list[str] = self.page.eval_on_selector_all(
+            "#prompt .notice", "els => els.map(e => e.textContent)"
+        )
+        return " ".join(texts)
+
+    # ---- acting ----------------------------------------------------------------------------
+
+    def check_buttons_are_legal(self) -> None:
+        """The controls on the page are exactly the view's legal entries."""
+        a = self.attrs()
+        view = self.view_at(int(a["version"]))
+        if view is None:
+            return
+        shown: list[dict[str, str]] = self.page.eval_on_selector_all(
+            "#table [data-action]",
+            "els => els.map(e => ({i: e.dataset.action,"
+            " text: (e.querySelector('.label') || e).textContent,"
+            " label: e.getAttribute('aria-label') || '', type: e.dataset.type}))",
+        )
+        legal = view["legal"]
+        indices = sorted(int(s["i"]) for s in shown)
+        assert indices == list(range(len(legal))), (indices, legal)
+        for s in shown:
+            entry = legal[int(s["i"])]
+            assert s["type"] == entry["type"], (s, entry)
+            if entry["type"] == "play":
+                assert view["card_names"][entry["card"]] in s["label"], (s, entry)
+            elif entry["type"] != "discard":
+                assert s["text"].strip() == entry["label"], (s, entry)
+
+    def act(self, choose: Callable[[Seat, list[dict[str, str]]], int] | None = None) -> bool:
+        """Takes one action if it is this seat's turn; returns whether it acted."""
+        a = self.attrs()
+        if a.get("busy") == "true" or a.get("myTurn") != "true":
+            return False
+        if self.on_step:
+            self.on_step(self)
+        self.check_buttons_are_legal()
+        before = int(a["version"])
+        if a.get("selecting") == "true":
+            self._discard()
+        else:
+            options: list[dict[str, str]] = self.page.eval_on_selector_all(
+                "#hand [data-action], #actions [data-action]",
+                "els => els.map(e => ({i: e.dataset.action, type: e.dataset.type,"
+                " text: e.textContent.trim(), card: e.dataset.card || ''}))",
+            )
+            options = [o for o in options if o["type"] != "see"]
+            assert options, f"my turn, but nothing to do: {a}"
+            pick = choose(self, options) if choose else 0
+            self._press(f'#table [data-action="{options[pick]["i"]}"]')
+        self.wait_moved(before)
+        return True
+
+    def _press(self, selector: str) -> None:
+        target = self.page.locator(selector)
+        if self.use_keyboard:
+            target.focus()
+            self.page.keyboard.press("Enter")
+        elif self.use_tap:
+            target.tap()
+        else:
+            target.click()
+
+    def _discard(self) -> None:
+        confirm = self.page.locator("[data-confirm-discard]")
+        most = int(confirm.get_attribute("data-max") or "1")
+        if self.discard_fewest:
+            most = int(confirm.get_attribute("data-min") or "1")
+        for i in range(most):
+            self._press(f"#hand .card[data-select]:nth-child({i + 1})")
+        assert self.page.locator("#hand .card[aria-pressed=true]").count() == most
+        box = self.page.locator("[data-expose]")
+        if self.expose and box.count() and not box.is_checked():
+            if self.use_keyboard:
+                box.focus()
+                self.page.keyboard.press("Space")
+            else:
+                box.check()
+            assert box.is_checked()
+        self._press("[data-confirm-discard]")
+
+    def wait_moved(self, before: int, timeout_s: float = TURN_TIMEOUT_S) -> None:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.version() > before:
+                return
+            note = self.notice()
+            if note:
+                raise TableError(f"the table refused a move: {note}")
+            self.page.wait_for_timeout(25)
+        raise TableError(f"no new state after version {before}: {self.attrs()}")
+
+    def play_until(
+        self,
+        done: Callable[[dict[str, str]], bool],
+        choose: Callable[[Seat, list[dict[str, str]]], int] | None = None,
+        max_actions: int = 2000,
+        timeout_s: float = 240.0,
+    ) -> None:
+        """Plays against the computer until `done(root data attributes)` holds."""
+        deadline = time.monotonic() + timeout_s
+        actions = 0
+        idle_since = time.monotonic()
+        while time.monotonic() < deadline:
+            if self.on_poll:
+                self.on_poll(self)
+            a = self.attrs()
+            if a.get("busy") != "true" and done(a):
+                return
+            if self.act(choose):
+                actions += 1
+                idle_since = time.monotonic()
+                assert actions <= max_actions, "too many actions"
+            else:
+                if time.monotonic() - idle_since > TURN_TIMEOUT_S:
+                    raise TableError(f"the game stopped moving: {a}")
+                self.page.wait_for_timeout(20)
+        raise TableError(f"timed out; last attributes {self.attrs()}")
+
+
+def play_together(
+    seats: list[Seat],
+    done: Callable[[list[dict[str, str]]], bool],
+    on_step: Callable[[], None] | None = None,
+    timeout_s: float = 240.0,
+) -> None:
+    """Two people at one table: whoever may act, acts."""
+    deadline = time.monotonic() + timeout_s
+    idle_since = time.monotonic()
+    while time.monotonic() < deadline:
+        if on_step:
+            on_step()
+        attrs = [s.attrs() for s in seats]
+        if all(a.get("busy") != "true" for a in attrs) and done(attrs):
+            return
+        acted = False
+        for seat in seats:
+            if seat.act():
+                acted = True
+                break
+        if acted:
+            idle_since = time.monotonic()
+        else:
+            if time.monotonic() - idle_since > TURN_TIMEOUT_S:
+                raise TableError(f"the game stopped moving: {attrs}")
+            seats[0].page.wait_for_timeout(20)
+    raise TableError("timed out")
+
+
+def start_table(seat: Seat, opponent: str = "computer") -> None:
+    """From the lobby, through the button a person would press."""
+    seat.page.goto("/")
+    seat.page.click(f"button[data-opponent={opponent}]")
+    seat.page.wait_for_url("**/r/**")
+    seat.wait_ready()
+
+
+def phase_is(*phases: str) -> Callable[[dict[str, str]], bool]:
+    return lambda a: a.get("phase") in phases
+
+
+def _text(payload: str | bytes) -> str:
+    return payload if isinstance(payload, str) else payload.decode("utf-8")
+
+
+# ---- the server under test ----------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _python() -> str:
+    venv = ROOT / ".venv" / "bin" / "python"
+    return str(venv) if venv.exists() else sys.executable
+
+
+def launch(module: str, log_path: Path, **env: str) -> tuple[subprocess.Popen[bytes], str]:
+    """Starts `python -m <module>` on a free port; returns it and its base URL once
+    GET /healthz answers. The computer seat moves at once (PIQUET_COMPUTER_DELAY=0)."""
+    port = _free_port()
+    full_env = {
+        **os.environ,
+        "PIQUET_HOST": "127.0.0.1",
+        "PIQUET_PORT": str(port),
+        "PIQUET_COMPUTER_DELAY": "0",
+        **env,
+    }
+    with log_path.open("wb") as log:
+        proc = subprocess.Popen(
+            [_python(), "-m", module], cwd=ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT
+        )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        if proc.poll() is not None:
+            pytest.fail(f"the server exited early:\n{log_path.read_text()}")
+        try:
+            if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                return proc, base
+        except httpx.HTTPError:
+            pass
+        if time.monotonic() > deadline:
+            stop(proc)
+            pytest.fail(f"the server never answered /healthz:\n{log_path.read_text()}")
+        time.sleep(0.1)
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()

@@ -1,0 +1,136 @@
+"""Against the computer: a deal by clicks only, a whole partie, the Rubicon line."""
+
+from __future__ import annotations
+
+import json
+
+from browserkit import Seat, phase_is, start_table
+
+
+def test_a_deal_by_clicks_only(open_seat) -> None:
+    seat = open_seat()
+    start_table(seat)
+    page = seat.page
+    view = seat.view()
+    # The cut: both cut cards on the table.
+    if view["deal_number"] == 0:
+        for card in view["cut"]["cards"]:
+            assert page.locator(f"#middle [data-card='{card}']").count() == 1
+
+    asked_to_see = []
+
+    def see_once(s: Seat) -> None:
+        see = s.page.locator("[data-type=see]")
+        if not asked_to_see and see.count():
+            index = int(see.first.get_attribute("data-action") or "0")
+            combo = s.view()["legal"][index]["combo"]
+            before = s.version()
+            see.first.click()
+            s.wait_moved(before)
+            asked_to_see.append(True)
+            # The combination's cards are now on the table for both to see.
+            shown = s.page.locator(f"[data-combo='{combo}'][data-shown=true] [data-card]")
+            assert shown.count() >= 3
+
+    tops: set[float] = set()
+
+    def measure(s: Seat) -> None:
+        if s.attrs().get("phase") in ("exchange", "declare", "play"):
+            tops.add(round(s.hand_top()))
+
+    seat.on_step = see_once
+    seat.on_poll = measure
+    seat.play_until(phase_is("play"))
+    # Every card in the hand carries its name in words, in the order the view gives.
+    view = seat.view()
+    assert seat.hand() == view["hand"]
+    for card in view["hand"]:
+        el = page.locator(f"#hand [data-card='{card}']")
+        assert el.get_attribute("title") == view["card_names"][card]
+        assert view["card_names"][card] in (el.get_attribute("aria-label") or "")
+    # The counter above the cards.
+    counter = page.locator("#counter-deal").inner_text()
+    assert f"Deal {view['deal_number']} of 6" in counter
+    assert "deal" in counter.lower()
+
+    seat.play_until(phase_is("deal_over"))
+    # No layout jumps: the hand stayed where it was through the whole deal.
+    assert len(tops) == 1, tops
+    view = seat.view()
+    assert view["phase"] == "deal_over"
+    seat.open_panels()
+    row = page.locator("#scores-body tr[data-deal='1']")
+    first = view["scores"]["sheet"][0]
+    mine, theirs = first[view["seat"]], first[1 - view["seat"]]
+    assert row.locator(f"td[data-seat='{view['seat']}']").inner_text() == str(mine)
+    assert row.locator(f"td[data-seat='{1 - view['seat']}']").inner_text() == str(theirs)
+    # The deal's score is also on the felt, and the next deal is one click away.
+    summary = page.locator("[data-area=deal-over]").inner_text()
+    assert f"You {mine}" in summary
+    # The log says how many each side took.
+    assert page.locator("#log-body li[data-kind=exchange]").count() >= 2
+    assert page.locator("#actions [data-type=next_deal]").inner_text() == "Deal next hand"
+    # Every message the page sent names the version it was made on and a fresh id.
+    sent = [json.loads(raw) for raw in seat.sent]
+    actions = [m for m in sent if m["type"] == "action"]
+    assert actions and all(isinstance(m["version"], int) for m in actions)
+    ids = [m["id"] for m in actions]
+    assert len(set(ids)) == len(ids)
+    # The opponent's announcements were read out through the polite live region.
+    assert page.locator("#announcer").get_attribute("aria-live") == "polite"
+    assert "Computer: " in page.locator("#announcer").text_content()
+    before = seat.version()
+    page.click("#actions [data-type=next_deal]")
+    seat.wait_moved(before)
+    page.wait_for_function("document.getElementById('table').dataset.phase !== 'deal_over'")
+
+
+def test_a_partie_to_the_rubicon_line(open_seat) -> None:
+    seat = open_seat()
+    start_table(seat)
+    seat.play_until(phase_is("partie_over"), timeout_s=280)
+    view = seat.view()
+    result = view["result"]
+    assert result and result["text"]
+    page = seat.page
+    assert page.locator("[data-result-text]").inner_text() == result["text"]
+    title = page.locator(".result-title").inner_text()
+    if result["winner"] is None:
+        assert "draw" in title.lower()
+    elif result["winner"] == view["seat"]:
+        assert title == "You win the partie"
+    else:
+        assert title == "Computer wins the partie"
+    seat.open_panels()
+    assert page.locator("#scores-body tbody tr").count() == view["deals_in_partie"]
+    # New match starts a fresh partie at the computer table.
+    before = seat.version()
+    page.click("[data-new-match=confirm]")
+    seat.wait_moved(before)
+    page.wait_for_function("document.getElementById('table').dataset.phase !== 'partie_over'")
+
+
+def test_new_match_in_the_middle_of_a_partie(open_seat) -> None:
+    seat = open_seat()
+    start_table(seat)
+    seat.play_until(
+        lambda a: a.get("phase") == "play" and seat.view()["scores"]["partie"] != [0, 0]
+    )
+    page = seat.page
+    page.click("[data-new-match=ask]")
+    # Asked first, since it abandons the partie; "Keep playing" changes nothing.
+    page.click("[data-new-match=cancel]")
+    assert page.locator("[data-new-match=ask]").is_visible()
+    page.click("[data-new-match=ask]")
+    before = seat.version()
+    page.click("[data-new-match=confirm]")
+    seat.wait_moved(before)
+    page.wait_for_function(
+        "() => document.getElementById('table').dataset.phase === 'cut'"
+        " || document.querySelector('#counter-deal').textContent.includes('Deal 1 of 6')"
+    )
+    view = seat.view()
+    assert view["scores"]["partie"] == [0, 0]
+    assert view["deal_number"] <= 1
+    sent = [json.loads(raw) for raw in seat.sent]
+    assert any(m["type"] == "new_match" and isinstance(m["version"], int) for m in sent)

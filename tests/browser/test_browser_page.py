@@ -1,0 +1,241 @@
+"""The page as a device and a person meet it: reload, high contrast, a phone,
+the keyboard, a lost connection, the lobby and rules pages, and the page's weight."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from browserkit import Seat, phase_is, start_table
+
+STATIC = Path(__file__).resolve().parents[2] / "static"
+ROOT_JS = "document.getElementById('table')"
+
+
+def test_a_reload_mid_deal_keeps_seat_hand_and_log(open_seat) -> None:
+    seat = open_seat()
+    start_table(seat)
+    seat.play_until(lambda a: a.get("phase") == "play" and len(seat.view()["tricks"]) >= 2)
+    seat.open_panels()
+    before = seat.attrs()
+    hand = seat.hand()
+    log = seat.log_lines()
+    assert hand and log
+    url = seat.page.url
+
+    seat.page.reload()
+    seat.wait_ready()
+    seat.page.wait_for_function(f"+{ROOT_JS}.dataset.version >= {before['version']}")
+    after = seat.attrs()
+    assert seat.page.url == url
+    assert after["seat"] == before["seat"]
+    assert seat.view()["seat"] == int(before["seat"])
+    assert seat.hand() == hand
+    seat.open_panels()
+    assert seat.log_lines() == log
+    # And play goes on from there.
+    seat.play_until(phase_is("deal_over"))
+
+
+def test_high_contrast_survives_a_reload(open_seat) -> None:
+    seat = open_seat()
+    page = seat.page
+    page.goto("/")
+    toggle = page.locator("[data-contrast-toggle]")
+    assert toggle.get_attribute("aria-pressed") == "false"
+    toggle.click()
+    assert page.evaluate("document.documentElement.classList.contains('hc')")
+    assert toggle.get_attribute("aria-pressed") == "true"
+    start_table(seat)
+    seat.play_until(phase_is("exchange", "declare", "play"))
+    page.reload()
+    seat.wait_ready()
+    assert page.evaluate("document.documentElement.classList.contains('hc')")
+    assert page.locator("[data-contrast-toggle]").get_attribute("aria-pressed") == "true"
+    # Grayscale: the felt and the red suits carry no colour.
+    colours = page.evaluate(
+        """() => [
+            getComputedStyle(document.querySelector('.counter')).backgroundColor,
+            ...[...document.querySelectorAll('#hand .card')].map(e => getComputedStyle(e).color),
+        ]"""
+    )
+    for colour in colours:
+        r, g, b = (int(x) for x in colour[colour.index("(") + 1 : colour.index(")")].split(",")[:3])
+        assert r == g == b, colour
+    # Suits stay apart without colour: a letter on every card, outline glyphs for red suits.
+    for card in seat.hand():
+        letter = page.locator(f"#hand [data-card='{card}'] .card-letter").inner_text()
+        assert letter == card[-1]
+    glyphs = page.evaluate(
+        """() => [...document.querySelectorAll('#hand .card .card-pip')].map(
+            e => [e.closest('.card').dataset.card, getComputedStyle(e, '::before').content])"""
+    )
+    outline = {"H": '"\u2661"', "D": '"\u2662"', "S": '"\u2660"', "C": '"\u2663"'}
+    for card, content in glyphs:
+        assert content == outline[card[-1]], (card, content)
+    # And off again, also remembered.
+    page.locator("[data-contrast-toggle]").click()
+    page.reload()
+    seat.wait_ready()
+    assert not page.evaluate("document.documentElement.classList.contains('hc')")
+
+
+def test_a_phone_never_scrolls_sideways(open_seat, artifacts) -> None:
+    phone = {"width": 375, "height": 812}
+    seat = open_seat(viewport=phone, is_mobile=True, has_touch=True, device_scale_factor=2)
+    seat.use_tap = True
+    page = seat.page
+    seen: list[str] = []
+    tops: set[float] = set()
+    for old in artifacts.glob("phone-*.png"):
+        old.unlink()
+
+    def check(s: Seat) -> None:
+        a = s.attrs()
+        if a.get("busy") == "true":
+            return
+        key = f"{a['phase']}-{a['step']}"
+        if a["phase"] in ("exchange", "declare", "play"):
+            tops.add(round(s.hand_top()))
+        width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        assert width[0] <= width[1], f"{key}: page is {width[0]}px wide in a {width[1]}px window"
+        # Touch targets: every control in the table's choices is at least 44px high.
+        for box in page.eval_on_selector_all(
+            "#actions .button, #hand .card, #counter-tools .button, #deal-info .button",
+            "els => els.filter(e => e.offsetParent).map(e => e.getBoundingClientRect().height)",
+        ):
+            assert box >= 44, f"{key}: a {box}px control"
+        if key not in seen:
+            seen.append(key)
+            shot = artifacts / f"phone-{len(seen):02d}-{key}.png"
+            page.screenshot(path=str(shot), full_page=True)
+
+    page.goto("/")
+    check_lobby = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert check_lobby[0] <= check_lobby[1]
+    page.screenshot(path=str(artifacts / "phone-00-lobby.png"), full_page=True)
+    page.locator("button[data-opponent=computer]").tap()
+    page.wait_for_url("**/r/**")
+    seat.wait_ready()
+    seat.on_poll = check
+    seat.play_until(phase_is("deal_over"))
+    seat.on_poll = None
+    check(seat)
+    assert {"exchange", "play", "deal_over"} <= {k.split("-")[0] for k in seen}
+    assert len(tops) == 1, f"the hand moved during the deal: {tops}"
+
+
+def test_a_deal_by_keyboard(open_seat) -> None:
+    """Tab into the table, arrows along the hand, Enter to play; every control by key."""
+    seat = open_seat()
+    seat.use_keyboard = True
+    seat.discard_fewest = True  # elder takes fewer and sees the rest of his five
+    seat.expose = True  # younger leaves cards and turns them face up
+    start_table(seat)
+    page = seat.page
+    seat.play_until(phase_is("play"))
+    saw_rest_of_five = False
+    saw_exposed = False
+    for _ in range(200):
+        a = seat.attrs()
+        if a["phase"] != "play":
+            break
+        if a.get("busy") == "true" or a["myTurn"] != "true":
+            page.wait_for_timeout(20)
+            continue
+        if seat.view().get("seen_stock"):
+            saw_rest_of_five = True
+            assert page.locator("[data-area=seen-stock] [data-card]").count() == len(
+                seat.view()["seen_stock"]
+            )
+        exposed = seat.view().get("exposed_stock") or []
+        if exposed:
+            saw_exposed = True
+            shown = page.locator("[data-area=exposed-stock] [data-card]").all()
+            assert [e.get_attribute("data-card") for e in shown] == exposed
+        if page.locator("#hand [data-action]").count() == 0:
+            seat.act()  # a declaration after the first lead: a button, pressed by key
+            continue
+        # Tab until the focus is in the hand (the hand is one tab stop).
+        if not page.evaluate("!!document.activeElement.closest('#hand')"):
+            page.locator("body").focus()
+            page.evaluate("document.activeElement.blur()")
+            for _ in range(60):
+                page.keyboard.press("Tab")
+                if page.evaluate("!!document.activeElement.closest('#hand')"):
+                    break
+            assert page.evaluate("!!document.activeElement.closest('#hand')"), "hand not reachable"
+        page.keyboard.press("Home")
+        for _ in range(12):
+            if page.evaluate("document.activeElement.hasAttribute('data-action')"):
+                break
+            page.keyboard.press("ArrowRight")
+        focused = page.evaluate(
+            """() => { const e = document.activeElement;
+                       return {card: e.dataset.card, action: e.dataset.action,
+                               tip: getComputedStyle(e.querySelector('.card-tip')).display,
+                               outline: getComputedStyle(e).outlineStyle}; }"""
+        )
+        assert focused["action"] is not None, focused
+        # The card's name is visible on focus, and so is the focus.
+        assert focused["tip"] == "block" and focused["outline"] != "none", focused
+        before = int(a["version"])
+        page.keyboard.press("Enter")
+        seat.wait_moved(before)
+    assert seat.attrs()["phase"] == "deal_over"
+    view = seat.view()
+    if view["elder"] == view["seat"]:
+        assert saw_rest_of_five  # took one, saw the other four of his five
+    else:
+        assert saw_exposed  # took one of three, the other two face up after the lead
+
+
+def test_a_lost_connection_shows_a_banner_and_heals(open_seat, watch) -> None:
+    watch.allow("console", "WebSocket connection to")
+    seat = open_seat()
+    start_table(seat)
+    seat.play_until(phase_is("exchange", "declare", "play"))
+    page = seat.page
+    version = seat.version()
+    hand = seat.hand()
+    banner = page.locator("#conn-banner")
+    assert not banner.is_visible()
+    page.context.set_offline(True)
+    page.evaluate("window.piquetTable.socket.ws.close()")
+    banner.wait_for(state="visible", timeout=5000)
+    assert "Reconnecting" in banner.inner_text()
+    page.context.set_offline(False)
+    banner.wait_for(state="hidden", timeout=20000)
+    page.wait_for_function(f"{ROOT_JS}.dataset.connection === 'open'")
+    assert seat.version() >= version
+    assert seat.hand() == hand
+    seat.play_until(phase_is("deal_over"))
+
+
+def test_lobby_and_rules_pages(open_seat) -> None:
+    seat = open_seat()
+    page = seat.page
+    page.goto("/")
+    assert "card game for two" in page.locator(".lead").inner_text()
+    assert page.locator("button[data-opponent=computer]").is_visible()
+    assert page.locator("button[data-opponent=friend]").is_visible()
+    page.click("main a[href='/rules']")
+    page.wait_for_url("**/rules")
+    headings = page.locator("h2").all_inner_texts()
+    for expected in ("The exchange", "Declaring", "Pique and repique", "Scoring reference"):
+        assert expected in headings
+    assert "319" in page.locator("#partie ~ p.example").first.inner_text()
+
+
+def test_the_table_page_weighs_under_100_kb(open_seat) -> None:
+    on_disk = sum(p.stat().st_size for p in STATIC.rglob("*") if p.suffix in (".js", ".css"))
+    assert on_disk < 100 * 1024, on_disk
+    seat = open_seat()
+    sizes: dict[str, int] = {}
+    seat.page.on(
+        "response",
+        lambda r: sizes.__setitem__(r.url, len(r.body())) if "/static/" in r.url else None,
+    )
+    start_table(seat)
+    seat.page.wait_for_load_state("networkidle")
+    assert any(url.endswith(".js") for url in sizes) and any(url.endswith(".css") for url in sizes)
+    assert sum(sizes.values()) < 100 * 1024, sizes
