@@ -113,7 +113,7 @@ def _field(obj: Mapping[str, Any], name: str, kind: type | tuple[type, ...]) -> 
 def _cards(obj: Mapping[str, Any]) -> tuple[Card, ...]:
     items = _field(obj, "cards", list)
     if len(items) > 12:
-        raise MalformedActionError(f"too many cards: {len(items)}")
+        raise MalformedActionError(f"too many cards ({len(items)}): {items!r}")
     cards = parse_cards(items)
     if len(set(cards)) != len(cards):
         raise MalformedActionError(f"a card is named twice: {items!r}")

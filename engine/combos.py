@@ -92,6 +92,25 @@ class Combo:
             return f"To the {self.cards[0].rank.title.lower()}"
         return self.label
 
+    def public(self, stages: int) -> str:
+        """What the table has been told of this call after `stages` stages, as a noun
+        phrase: "point of five" / "point of five, making 48", "quart" / "quart to the
+        ace", "three aces". Only what was said crosses the table (RULES.md §4)."""
+        if self.category is Category.POINT:
+            told = f"point of {NUMBER_WORDS[self.length]}"
+            return told if stages < 2 else f"{told}, making {self.key[1]}"
+        if self.category is Category.SEQUENCE:
+            name = SEQUENCE_NAMES[self.length]
+            return name if stages < 2 else f"{name} to the {self.cards[0].rank.title.lower()}"
+        return self.label.lower()
+
+    def said(self, stages: int) -> str:
+        """The words a player says for this call: "Point of five", "A quart", "Quart to the ace"."""
+        words = self.public(stages)
+        if self.category is Category.SEQUENCE and stages < 2:
+            words = ("an " if words[0] in "aeiou" else "a ") + words
+        return words[0].upper() + words[1:]
+
     def __str__(self) -> str:
         return f"{self.label} ({' '.join(map(str, self.cards))})"
 

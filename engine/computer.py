@@ -65,6 +65,8 @@ def choose(view: View, press_next_deal: bool = False) -> Action:
     for entry in legal:
         if entry["type"] == "see":
             return _bare(entry)
+    if any(e["type"] == "carte_blanche" for e in legal):
+        return _carte_blanche(view, legal)  # always announced, on its turn or not
     if view["to_move"] == view["seat"]:
         step = view["step"]
         decide = _BY_STEP.get(step)
@@ -116,8 +118,6 @@ def _choose_dealer(view: View, legal: list[Action]) -> Action:
 
 def _carte_blanche(view: View, legal: list[Action]) -> Action:
     announce = [e for e in _of_type(legal, "carte_blanche") if e["announce"]]
-    if not announce:
-        return _first(legal, "carte_blanche")
     # Elder says how many he takes: the most on offer (five). Younger's has no "take".
     return _bare(max(announce, key=lambda e: e.get("take") or 0))
 
@@ -189,7 +189,6 @@ def _follow(view: View, legal: list[Action]) -> Action:
 
 _BY_STEP: dict[str, Callable[[View, list[Action]], Action]] = {
     "choose_dealer": _choose_dealer,
-    "carte_blanche": _carte_blanche,
     "elder_exchange": _exchange,
     "younger_discard": _exchange,
     "younger_exchange": _exchange,

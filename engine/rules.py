@@ -176,8 +176,9 @@ def _start_deal(s: State) -> None:
     for seat in (elder, younger):
         if is_carte_blanche(s.hands[seat]):
             s.carte_blanche = seat
-            _goto(s, Step.CARTE_BLANCHE, seat)
-            return
+    # A carte blanche has no step of its own, so the opponent cannot tell one is being
+    # weighed: elder's is among the choices of his exchange, younger's may be announced
+    # until elder has exchanged (RULES.md §2).
     _goto(s, Step.ELDER_EXCHANGE, elder)
 
 
@@ -249,6 +250,8 @@ def legal(s: State, seat: int) -> list[Legal]:
     out: list[Legal] = []
     if s.to_move == seat:
         out.extend(_TURN_LEGAL[s.step](s, seat))
+    elif _may_announce_carte_blanche(s, seat):
+        out.extend(_legal_carte_blanche(s, seat))
     out.extend(_see_legal(s, seat))
     if s.step is Step.DEAL_OVER:
         out.append((NextDeal(), "Deal next hand"))
@@ -259,22 +262,28 @@ def _legal_choose_dealer(s: State, seat: int) -> list[Legal]:
     return [(ChooseDealer(True), "I'll deal"), (ChooseDealer(False), "You deal")]
 
 
+def _may_announce_carte_blanche(s: State, seat: int) -> bool:
+    """Held, not yet announced, and elder has not exchanged yet."""
+    return (s.step is Step.ELDER_EXCHANGE and s.carte_blanche == seat
+            and s.took[seat] is None and not any(b[1] == "carte_blanche" for b in s.bonuses))
+
+
 def _legal_carte_blanche(s: State, seat: int) -> list[Legal]:
-    out: list[Legal] = []
     if seat == _elder(s):
-        for n in range(5, 0, -1):
-            out.append((CarteBlanche(True, n), f"Carte blanche, taking {NUMBER_WORDS[n]}"))
-    else:
-        out.append((CarteBlanche(True), "Carte blanche"))
-    out.append((CarteBlanche(False), "Don't announce it"))
-    return out
+        return [(CarteBlanche(True, n), f"Carte blanche, taking {NUMBER_WORDS[n]}")
+                for n in range(5, 0, -1)]
+    return [(CarteBlanche(True), "Carte blanche")]
 
 
 def _legal_elder_exchange(s: State, seat: int) -> list[Legal]:
     n = s.carte_blanche_take
     if n is not None:
         return [(DiscardRule(n, n, False), f"Discard {NUMBER_WORDS[n]}")]
-    return [(DiscardRule(1, min(5, len(s.stock)), False), "Discard 1 to 5 cards")]
+    out: list[Legal] = []
+    if _may_announce_carte_blanche(s, seat):
+        out.extend(_legal_carte_blanche(s, seat))
+    out.append((DiscardRule(1, min(5, len(s.stock)), False), "Discard 1 to 5 cards"))
+    return out
 
 
 def _legal_younger_exchange(s: State, seat: int) -> list[Legal]:
@@ -340,13 +349,12 @@ def _see_legal(s: State, seat: int) -> list[Legal]:
     """From elder's first lead, ask to see what scored or tied for the other seat."""
     if not s.led:
         return []
-    return [(See(i), f"See the {r.combo.label.lower()}")
+    return [(See(i), f"See the {r.public}")
             for i, r in enumerate(s.combos) if r.seat != seat and not r.shown]
 
 
 _TURN_LEGAL: dict[Step, Callable[[State, int], list[Legal]]] = {
     Step.CHOOSE_DEALER: _legal_choose_dealer,
-    Step.CARTE_BLANCHE: _legal_carte_blanche,
     Step.ELDER_EXCHANGE: _legal_elder_exchange,
     Step.YOUNGER_DISCARD: _legal_younger_exchange,
     Step.YOUNGER_EXCHANGE: _legal_younger_exchange,
@@ -417,14 +425,17 @@ def _lesser_calls(s: State, seat: int) -> list[Combo]:
             if c.key <= first.key and s.called_cards.isdisjoint(c.cards)]
 
 
-def _record_scored(s: State, seat: int, combo: Combo) -> None:
+def _record_scored(s: State, seat: int, combo: Combo, stages: int) -> None:
     _score(s, seat, combo.score, Reckon.of(combo.category), combo.label)
-    s.combos = (*s.combos, ComboRecord(seat, combo, "scored"))
+    s.combos = (*s.combos, ComboRecord(seat, combo, "scored", combo.public(stages)))
 
 
-def _win_first_call(s: State, seat: int, combo: Combo, lesser_step: Step) -> None:
-    """Score the call that won a category; then offer lesser ones (sequences, sets)."""
-    _record_scored(s, seat, combo)
+def _win_first_call(
+    s: State, seat: int, combo: Combo, stages: int, lesser_step: Step
+) -> None:
+    """Score the call that won a category (told in `stages` stages); then offer lesser
+    ones (sequences, sets)."""
+    _record_scored(s, seat, combo, stages)
     s.first_call = combo
     s.called_cards = frozenset(combo.cards)
     if combo.category is not Category.POINT and _lesser_calls(s, seat):
@@ -441,7 +452,6 @@ def _next_elder_category(s: State) -> None:
     if any(d.outcome is Outcome.PENDING and d.category not in s.younger_queue
            for d in s.declarations):
         _goto(s, Step.ELDER_CALL, _elder(s))
-        _auto_forced(s)
         return
     # Elder's declarations are over: his scores have landed; now the first lead.
     if not s.younger_queue:
@@ -459,18 +469,6 @@ def _next_younger_category(s: State) -> None:
     _reckon_repique(s)
     _check_pique(s)
     _goto(s, Step.FOLLOW, _younger(s))
-
-
-def _auto_forced(s: State) -> None:
-    """A declaring step with only one possible move (say "Nothing" holding nothing) is
-    taken at once: it tells the opponent nothing the move itself would not."""
-    while s.step in (Step.ELDER_CALL, Step.YOUNGER_ANSWER) and s.to_move is not None:
-        options = _TURN_LEGAL[s.step](s, s.to_move)
-        if len(options) != 1:
-            return
-        action = options[0][0]
-        assert not isinstance(action, DiscardRule)
-        _HANDLERS[s.step](s, s.to_move, action)
 
 
 # --------------------------------------------------------------------------- pique and repique
@@ -519,12 +517,8 @@ def _on_choose_dealer(s: State, seat: int, a: Action) -> None:
 
 
 def _on_carte_blanche(s: State, seat: int, a: Action) -> None:
-    assert isinstance(a, CarteBlanche)
+    assert isinstance(a, CarteBlanche) and a.announce
     elder = _elder(s)
-    if not a.announce:
-        _log(s, seat, "carte_blanche", "Does not announce carte blanche")
-        _goto(s, Step.ELDER_EXCHANGE, elder)
-        return
     text = "Carte blanche"
     if seat == elder:
         assert a.take is not None
@@ -534,18 +528,18 @@ def _on_carte_blanche(s: State, seat: int, a: Action) -> None:
     _bonus(s, seat, "carte_blanche", 10, Reckon.CARTE_BLANCHE, text)
     if seat == elder:
         _goto(s, Step.YOUNGER_DISCARD, _younger(s))  # younger discards first
-    else:
-        _goto(s, Step.ELDER_EXCHANGE, elder)
 
 
 def _check_discard(s: State, seat: int, a: Discard, rule: DiscardRule) -> None:
     n = len(a.cards)
     if not rule.min <= n <= rule.max:
         want = f"{rule.min}" if rule.min == rule.max else f"{rule.min} to {rule.max}"
-        raise IllegalActionError(f"discard {want} cards, not {n}")
+        raise IllegalActionError(
+            f"{_describe(a)} refused: discard {want} cards here ({s.step.word}), not {n}")
     missing = [str(c) for c in a.cards if c not in s.hands[seat]]
     if missing:
-        raise IllegalActionError(f"{', '.join(missing)} not in your hand")
+        raise IllegalActionError(
+            f"{_describe(a)} refused: {', '.join(missing)} not in your hand ({s.step.word})")
 
 
 def _on_elder_exchange(s: State, seat: int, a: Action) -> None:
@@ -610,7 +604,6 @@ def _start_declaring(s: State) -> None:
         _log(s, _younger(s), "exchange",
              f"Leaves {NUMBER_WORDS[len(s.stock)]}, to be turned up after the first lead")
     _goto(s, Step.ELDER_CALL, _elder(s))
-    _auto_forced(s)
 
 
 def _on_elder_call(s: State, seat: int, a: Action) -> None:
@@ -630,7 +623,6 @@ def _on_elder_call(s: State, seat: int, a: Action) -> None:
     _set_decl(s, replace(d, elder_call=combo, stage=0))
     _say(s, d.category, seat, "call", combo.stage_words(0))
     _goto(s, Step.YOUNGER_ANSWER, _younger(s))
-    _auto_forced(s)
 
 
 def _on_answer(s: State, seat: int, a: Action) -> None:
@@ -642,8 +634,8 @@ def _on_answer(s: State, seat: int, a: Action) -> None:
     _say(s, d.category, seat, "answer", REPLY_WORDS[a.reply])
     if a.reply == "good":
         _set_decl(s, replace(_decl(s, d.category), outcome=Outcome.ELDER))
-        _log(s, elder, "score", f"Scores {e.score} for {e.label.lower()}", e.score)
-        _win_first_call(s, elder, e, Step.ELDER_LESSER)
+        _log(s, elder, "score", f"Scores {e.score} for the {e.public(d.stage + 1)}", e.score)
+        _win_first_call(s, elder, e, d.stage + 1, Step.ELDER_LESSER)
     elif a.reply == "not_good":
         _set_decl(s, replace(_decl(s, d.category), outcome=Outcome.YOUNGER,
                              younger_beat_stage=d.stage))
@@ -653,13 +645,13 @@ def _on_answer(s: State, seat: int, a: Action) -> None:
         _set_decl(s, replace(_decl(s, d.category), stage=d.stage + 1))
         _say(s, d.category, elder, "call", e.stage_words(d.stage + 1))
         _goto(s, Step.YOUNGER_ANSWER, seat)
-        _auto_forced(s)
     else:
         # Equal at the last stage: nobody scores the category (for sequences, equal
         # best sequences cancel every sequence, Law 63). Both calls may be seen.
         tie = _equal_call(d, s.hands[seat])
         _set_decl(s, replace(_decl(s, d.category), outcome=Outcome.EQUAL))
-        s.combos = (*s.combos, ComboRecord(elder, e, "tied"), ComboRecord(seat, tie, "tied"))
+        s.combos = (*s.combos, ComboRecord(elder, e, "tied", e.public(2)),
+                    ComboRecord(seat, tie, "tied", tie.public(2)))
         _log(s, None, "score", f"Equal: nobody scores for {d.category.word}")
         _next_elder_category(s)
 
@@ -674,11 +666,10 @@ def _on_lesser(s: State, seat: int, a: Action) -> None:
         return
     assert isinstance(a, Call)
     combo = Combo(a.category, a.cards)
-    _record_scored(s, seat, combo)
+    _record_scored(s, seat, combo, 1)
     s.called_cards = s.called_cards | set(combo.cards)
-    category = combo.category
-    _say(s, category, seat, "call", f"And {combo.label[0].lower()}{combo.label[1:]}",
-         combo.score)
+    said = combo.said(1)
+    _say(s, combo.category, seat, "call", f"And {said[0].lower()}{said[1:]}", combo.score)
     if not _lesser_calls(s, seat):
         if elder_side:
             _next_elder_category(s)
@@ -695,9 +686,12 @@ def _on_younger_call(s: State, seat: int, a: Action) -> None:
         return
     assert isinstance(a, Call)
     combo = Combo(a.category, a.cards)
-    _set_decl(s, replace(_decl(s, category), outcome=Outcome.YOUNGER))
-    _say(s, category, seat, "call", combo.label, combo.score)
-    _win_first_call(s, seat, combo, Step.YOUNGER_LESSER)
+    d = _decl(s, category)
+    # She tells as much as beating elder's call took: the length, or the second stage too.
+    stages = 2 if d.younger_beat_stage == 1 else 1
+    _set_decl(s, replace(d, outcome=Outcome.YOUNGER))
+    _say(s, category, seat, "call", combo.said(stages), combo.score)
+    _win_first_call(s, seat, combo, stages, Step.YOUNGER_LESSER)
 
 
 def _on_play(s: State, seat: int, a: Action) -> None:
@@ -791,7 +785,7 @@ def _on_see(s: State, seat: int, a: Action) -> None:
     r = s.combos[a.combo]
     s.combos = tuple(replace(x, shown=True) if i == a.combo else x
                      for i, x in enumerate(s.combos))
-    _log(s, seat, "show", f"Asks to see the {r.combo.label.lower()}")
+    _log(s, seat, "show", f"Asks to see the {r.public}")
     _show(s, r.seat, r.combo.label, r.combo.cards)
 
 
@@ -799,9 +793,13 @@ def _on_next_deal(s: State, seat: int, a: Action) -> None:
     _start_deal(s)
 
 
+# Actions not bound to whose turn it is.
+_ANYTIME: dict[type, Callable[[State, int, Action], None]] = {
+    See: _on_see, NextDeal: _on_next_deal, CarteBlanche: _on_carte_blanche,
+}
+
 _HANDLERS: dict[Step, Callable[[State, int, Action], None]] = {
     Step.CHOOSE_DEALER: _on_choose_dealer,
-    Step.CARTE_BLANCHE: _on_carte_blanche,
     Step.ELDER_EXCHANGE: _on_elder_exchange,
     Step.YOUNGER_DISCARD: _on_younger_exchange,
     Step.YOUNGER_EXCHANGE: _on_younger_exchange,
@@ -826,14 +824,11 @@ def apply(state: State, seat: int, action: Action | dict[str, Any]) -> State:
     if isinstance(a, Call):
         a = Call(a.category, sort_hand(a.cards))
     options = legal(state, seat)
-    if isinstance(a, See | NextDeal):
+    if isinstance(a, See | NextDeal | CarteBlanche):
         if not any(o == a for o, _ in options):
             raise IllegalActionError(_refusal(state, seat, a))
         s = state.copy()
-        if isinstance(a, See):
-            _on_see(s, seat, a)
-        else:
-            _on_next_deal(s, seat, a)
+        _ANYTIME[type(a)](s, seat, a)
         return s
     if state.to_move != seat:
         who = "nobody" if state.to_move is None else f"seat {state.to_move}"

@@ -15,7 +15,6 @@ from engine.combos import Category, Combo
 
 class Phase(enum.Enum):
     CUT = "cut"
-    CARTE_BLANCHE = "carte_blanche"
     EXCHANGE = "exchange"
     DECLARE = "declare"
     PLAY = "play"
@@ -27,7 +26,6 @@ class Step(enum.Enum):
     """Who must do what now; each step has one handler in engine.rules."""
 
     CHOOSE_DEALER = ("choose_dealer", Phase.CUT)
-    CARTE_BLANCHE = ("carte_blanche", Phase.CARTE_BLANCHE)
     ELDER_EXCHANGE = ("elder_exchange", Phase.EXCHANGE)
     YOUNGER_DISCARD = ("younger_discard", Phase.EXCHANGE)  # elder announced carte blanche
     YOUNGER_EXCHANGE = ("younger_exchange", Phase.EXCHANGE)
@@ -110,6 +108,7 @@ class ComboRecord:
     seat: int
     combo: Combo
     status: str  # "scored" | "tied"
+    public: str  # what the other seat was told of it, e.g. "quart" (Combo.public)
     shown: bool = False
 
 

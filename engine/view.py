@@ -58,7 +58,10 @@ def view(state: State, seat: int) -> dict[str, Any]:
         "declarations": [{"category": d.category.word, "outcome": d.outcome.value,
                           "said": list(d.said)} for d in s.declarations] if in_deal else [],
         "combos": [{"id": i, "seat": r.seat, "category": r.combo.category.word,
-                    "label": r.combo.label, "points": r.combo.score if r.status == "scored" else 0,
+                    # The full words only to the owner, or once shown; else what was said.
+                    "label": r.combo.label if r.shown or r.seat == seat
+                    else r.public[0].upper() + r.public[1:],
+                    "points": r.combo.score if r.status == "scored" else 0,
                     "status": r.status, "shown": r.shown,
                     "cards": cards(r.combo.cards) if r.shown or r.seat == seat else None}
                    for i, r in enumerate(s.combos)],

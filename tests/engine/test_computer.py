@@ -81,14 +81,14 @@ def test_it_chooses_to_deal_first_when_it_wins_the_cut() -> None:
 def test_as_elder_it_announces_carte_blanche_taking_five() -> None:
     s = deal("AS 10S 9S 8S AH 10H 9H 8H AD 10D 9D 8D",
              "KS QS JS 7S KH QH JH 7H KC QC JC 7C")
-    assert s.step is Step.CARTE_BLANCHE and s.to_move == ELDER
+    assert s.step is Step.ELDER_EXCHANGE and s.to_move == ELDER  # among its exchange choices
     assert decide(s, ELDER) == {"type": "carte_blanche", "announce": True, "take": 5}
 
 
 def test_as_younger_it_announces_carte_blanche() -> None:
     s = deal("KS QS JS 7S KH QH JH 7H KC QC JC 7C",
              "AS 10S 9S 8S AH 10H 9H 8H AD 10D 9D 8D")
-    assert s.step is Step.CARTE_BLANCHE and s.to_move == YOUNGER
+    assert s.step is Step.ELDER_EXCHANGE and s.to_move == ELDER  # out of its turn
     assert decide(s, YOUNGER) == {"type": "carte_blanche", "announce": True}
 
 
@@ -159,7 +159,10 @@ def test_elder_calls_its_best_in_each_category_then_its_lesser_ones() -> None:
     s = elder_to_declare()
     calls = []
     while s.step in DECLARING:
-        assert s.to_move == ELDER  # younger's answers are all forced "Good"
+        if s.to_move == YOUNGER:  # the person: "Good" is all she may say
+            assert [label for _, label in engine.legal(s, YOUNGER)] == ["Good"]
+            s = engine.apply(s, YOUNGER, {"type": "answer", "reply": "good"})
+            continue
         action = decide(s, ELDER)
         calls.append((action["type"], action.get("category"), " ".join(action.get("cards", ()))))
         s = engine.apply(s, ELDER, action)
@@ -196,7 +199,8 @@ def test_younger_answers_by_the_stage_it_was_told() -> None:
     assert words(s)[-2:] == ["Equal", "Making 39"]
     assert decide(s, YOUNGER) == {"type": "answer", "reply": "not_good"}
     s = move(s, YOUNGER)
-    # Elder has no sequence ("Nothing" is said for him); three kings are not good.
+    # Elder has no sequence (he says "Nothing"); three kings are not good.
+    s = engine.apply(s, ELDER, {"type": "pass"})
     s = engine.apply(s, ELDER, {"type": "call", "category": "set",
                                 "cards": ["KS", "KC", "KD"]})
     assert decide(s, YOUNGER) == {"type": "answer", "reply": "not_good"}
@@ -215,9 +219,11 @@ def test_younger_says_equal_to_the_last_stage_when_its_best_is_equal() -> None:
 
 
 def test_younger_says_good_when_that_is_all_it_may_say() -> None:
-    v = engine.view(younger_to_answer(), YOUNGER)
-    # The engine says a forced "Good" itself; a view offering only "Good" gets it too.
-    v["legal"] = [e for e in v["legal"] if e.get("reply") == "good"]
+    # Elder's point of five: her longest suit is four, so "Good" is all she is offered.
+    s = engine.apply(elder_to_declare(), ELDER, {"type": "call", "category": "point",
+                                                 "cards": ["AS", "KS", "QS", "JS", "9S"]})
+    v = engine.view(s, YOUNGER)
+    assert [e["label"] for e in v["legal"]] == ["Good"]
     assert choose(v) == {"type": "answer", "reply": "good"}
 
 
