@@ -1,0 +1,36 @@
+"""`python -m app`: serve the table with uvicorn on PIQUET_HOST:PIQUET_PORT."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import uvicorn
+
+from app.main import create_app
+from app.settings import Settings
+
+
+def uvicorn_options(settings: Settings) -> dict[str, Any]:
+    """The uvicorn settings the table runs with (the benchmark reuses them for its echo app)."""
+    return {
+        "host": settings.host,
+        "port": settings.port,
+        "log_level": settings.log_level,
+        "ws_max_size": settings.ws_max_frame_bytes,
+        "proxy_headers": True,
+    }
+
+
+def main() -> None:
+    settings = Settings()
+    logging.basicConfig(
+        level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    shown_host = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
+    print(f"Piquet table: http://{shown_host}:{settings.port}/", flush=True)
+    uvicorn.run(create_app(settings), **uvicorn_options(settings))
+
+
+if __name__ == "__main__":
+    main()

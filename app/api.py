@@ -1,0 +1,67 @@
+"""JSON endpoints: rooms for bots and tests, the protocol's schema, health."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request
+from pydantic import BaseModel
+
+from app.protocol import Opponent, json_schema
+from app.rooms import RoomRegistry, RoomsFullError
+
+router = APIRouter()
+
+
+class CreateRoom(BaseModel):
+    opponent: Opponent
+
+
+class SeatGranted(BaseModel):
+    room_id: str
+    seat: int
+    token: str  # send it back as the cookie piquet_seat_{room_id}
+    url: str
+
+
+class Health(BaseModel):
+    status: str
+    rooms: int
+
+
+def _rooms(request: Request) -> RoomRegistry:
+    rooms: RoomRegistry = request.app.state.rooms
+    return rooms
+
+
+@router.post("/api/rooms", status_code=201)
+async def create_room(body: CreateRoom, request: Request) -> SeatGranted:
+    try:
+        room, token = await _rooms(request).create(body.opponent)
+    except RoomsFullError as exc:
+        raise HTTPException(503, str(exc)) from None
+    url = str(request.url_for("table", room_id=room.room_id))
+    return SeatGranted(room_id=room.room_id, seat=0, token=token, url=url)
+
+
+@router.post("/api/rooms/{room_id}/join")
+async def join_room(room_id: str, request: Request) -> SeatGranted:
+    room = _rooms(request).get(room_id)
+    if room is None:
+        raise HTTPException(404, "No such table (it may have expired).")
+    claimed = room.claim_free_seat()
+    if claimed is None:
+        raise HTTPException(409, "This table is full.")
+    seat, token = claimed
+    url = str(request.url_for("table", room_id=room.room_id))
+    return SeatGranted(room_id=room.room_id, seat=seat, token=token, url=url)
+
+
+@router.get("/healthz")
+async def healthz(request: Request) -> Health:
+    return Health(status="ok", rooms=len(_rooms(request)))
+
+
+@router.get("/protocol.json")
+async def protocol_schema() -> dict[str, Any]:
+    return json_schema()

@@ -1,0 +1,136 @@
+"""One open WebSocket of a seat: a bounded send queue drained by its own task.
+
+The room only ever calls `send`, which never waits: a socket that stops reading
+fills its queue and is dropped, and the room and the other seat go on (DESIGN.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import WebSocket
+
+from app.protocol import CLOSE_KEEPALIVE, CLOSE_TOO_SLOW, ServerPing
+
+log = logging.getLogger("piquet.ws")
+
+PING_TEXT = ServerPing().model_dump_json()
+# A socket that has said nothing (not even a pong) for this many ping intervals is dead.
+KEEPALIVE_MISSES = 3
+CLOSE_TIMEOUT = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class _Close:
+    code: int
+    reason: str
+
+
+class Connection:
+    def __init__(
+        self,
+        websocket: WebSocket,
+        room_id: str,
+        seat: int,
+        *,
+        queue_size: int,
+        ping_interval: float,
+    ) -> None:
+        self.websocket = websocket
+        self.room_id = room_id
+        self.seat = seat
+        self.queue_size = queue_size
+        self.ping_interval = ping_interval
+        # Unbounded asyncio queue, bounded by `send`: the close request always fits behind.
+        self._queue: asyncio.Queue[str | _Close] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+        self.closing = False  # no more frames will be queued
+        self.dropped = False  # given up on: the room forgets it at once
+        self._closer: asyncio.Task[None] | None = None
+        self.last_heard = time.monotonic()
+        # The log lines this socket had in its last state, to send it only the new ones.
+        self.log_lines: list[dict[str, Any]] = []
+        self.log_match = 0
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name=f"send {self.room_id}/{self.seat}")
+
+    def heard(self) -> None:
+        self.last_heard = time.monotonic()
+
+    def send(self, text: str) -> bool:
+        """Queue a frame; never waits. False if the socket is closing or was just dropped."""
+        if self.closing:
+            return False
+        if self._queue.qsize() >= self.queue_size:
+            self.drop()
+            return False
+        self._queue.put_nowait(text)
+        return True
+
+    def close(self, code: int, reason: str) -> None:
+        """Close once the frames already queued are sent."""
+        if self.closing:
+            return
+        self.closing = True
+        self._queue.put_nowait(_Close(code, reason))
+
+    def drop(self) -> None:
+        """The client stopped reading: give up on it now, without waiting on its socket.
+
+        The sender may be stuck in a send that will never finish, so it is cancelled and
+        the close is tried from a task of its own, with a time limit.
+        """
+        if self.dropped:
+            return
+        log.warning("drop room=%s seat=%d: send queue full", self.room_id, self.seat)
+        self.closing = self.dropped = True
+        if self._task is not None:
+            self._task.cancel()
+        while not self._queue.empty():  # nobody will read these now
+            self._queue.get_nowait()
+        self._closer = asyncio.create_task(self._close_now(CLOSE_TOO_SLOW, "Too slow to read."))
+
+    async def _close_now(self, code: int, reason: str) -> None:
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(CLOSE_TIMEOUT):
+                await self.websocket.close(code, reason)
+
+    async def stop(self) -> None:
+        """The socket has ended: stop the sender task."""
+        self.closing = True
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    async def _next(self) -> str | _Close:
+        if not self._queue.empty():
+            return self._queue.get_nowait()
+        try:
+            async with asyncio.timeout(self.ping_interval):
+                return await self._queue.get()
+        except TimeoutError:
+            silent = time.monotonic() - self.last_heard
+            if silent > KEEPALIVE_MISSES * self.ping_interval:
+                return _Close(CLOSE_KEEPALIVE, "No answer to ping.")
+            return PING_TEXT
+
+    async def _run(self) -> None:
+        try:
+            while True:
+                item = await self._next()
+                if isinstance(item, _Close):
+                    self.closing = True
+                    await self.websocket.close(item.code, item.reason)
+                    return
+                await self.websocket.send_text(item)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the peer went away mid-send: the receive loop cleans up
+            log.debug("send ended room=%s seat=%d: %r", self.room_id, self.seat, exc)

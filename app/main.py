@@ -1,0 +1,63 @@
+"""`create_app()`: the FastAPI app, built from one Settings object."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+
+from app import api, pages, ws
+from app.protocol import CLOSE_GOING_AWAY
+from app.rooms import Clock, Policy, RoomRegistry, SeedSource, random_seed
+from app.settings import Settings
+
+log = logging.getLogger("piquet")
+
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    clock: Clock = time.monotonic,
+    new_seed: SeedSource = random_seed,
+    policy: Policy | None = None,
+) -> FastAPI:
+    """The app. `clock` drives idle expiry, `new_seed` the partie seeds and `policy`
+    the computer seat (default: engine.computer.choose); tests replace them."""
+    settings = settings or Settings()
+    rooms = RoomRegistry(
+        max_rooms=settings.max_rooms,
+        idle_seconds=settings.room_idle_seconds,
+        computer_delay=settings.computer_delay,
+        max_connections_per_seat=settings.max_connections_per_seat,
+        clock=clock,
+        new_seed=new_seed,
+        policy=policy,
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        sweeper = asyncio.create_task(rooms.sweep_forever(settings.sweep_interval))
+        try:
+            yield
+        finally:
+            sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await sweeper
+            await rooms.close_all(CLOSE_GOING_AWAY, "The server is restarting.")
+
+    app = FastAPI(title="Piquet table", lifespan=lifespan, docs_url=None, redoc_url=None)
+    app.state.settings = settings
+    app.state.rooms = rooms
+    app.state.templates = Jinja2Templates(directory=settings.templates_dir)
+    app.include_router(pages.router)
+    app.include_router(api.router)
+    app.include_router(ws.router)
+    # check_dir=False: the app starts even before static/ has files (tests, fresh clones).
+    app.mount("/static", StaticFiles(directory=settings.static_dir, check_dir=False), "static")
+    return app

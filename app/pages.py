@@ -1,0 +1,132 @@
+"""The HTML pages: lobby, table, rules, and the clear pages for a full or unknown table.
+
+The seat token only ever travels in the HttpOnly cookie `piquet_seat_{room_id}`,
+never in a URL or a page (docs/protocol.md).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Form, Request, Response
+from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.templating import Jinja2Templates
+
+from app.rooms import RoomRegistry, RoomsFullError
+from app.ws import seat_cookie
+
+router = APIRouter()
+
+# A seat cookie outlives any room (rooms expire when idle); a week spans a long evening.
+COOKIE_MAX_AGE = 7 * 24 * 3600
+
+
+def _templates(request: Request) -> Jinja2Templates:
+    templates: Jinja2Templates = request.app.state.templates
+    return templates
+
+
+def _rooms(request: Request) -> RoomRegistry:
+    rooms: RoomRegistry = request.app.state.rooms
+    return rooms
+
+
+def _set_seat_cookie(request: Request, response: Response, room_id: str, token: str) -> None:
+    response.set_cookie(
+        seat_cookie(room_id),
+        token,
+        max_age=COOKIE_MAX_AGE,
+        path="/",
+        httponly=True,
+        samesite="lax",
+        secure=request.url.scheme == "https",
+    )
+
+
+def message_page(
+    request: Request,
+    status_code: int,
+    title: str,
+    message: str,
+    action_url: str = "/",
+    action_label: str = "Start a new table",
+) -> HTMLResponse:
+    context: dict[str, Any] = {
+        "title": title,
+        "message": message,
+        "action_url": action_url,
+        "action_label": action_label,
+    }
+    return _templates(request).TemplateResponse(
+        request, "message.html", context, status_code=status_code
+    )
+
+
+@router.get("/", response_class=HTMLResponse)
+async def lobby(request: Request) -> HTMLResponse:
+    return _templates(request).TemplateResponse(request, "lobby.html", {})
+
+
+@router.get("/rules", response_class=HTMLResponse)
+async def rules(request: Request) -> HTMLResponse:
+    return _templates(request).TemplateResponse(request, "rules.html", {})
+
+
+@router.post("/rooms", response_model=None)
+async def make_room(
+    request: Request, opponent: Annotated[str, Form()] = "computer"
+) -> Response:
+    if opponent not in ("computer", "friend"):
+        return message_page(
+            request, 400, "Unknown opponent", "Choose the computer or a friend as your opponent."
+        )
+    try:
+        room, token = await _rooms(request).create(
+            "computer" if opponent == "computer" else "friend"
+        )
+    except RoomsFullError:
+        return message_page(
+            request,
+            503,
+            "All tables are in use",
+            "Every table on this server is taken just now. Please try again in a few minutes.",
+            action_label="Back to the lobby",
+        )
+    response = RedirectResponse(request.url_for("table", room_id=room.room_id), status_code=303)
+    _set_seat_cookie(request, response, room.room_id, token)
+    return response
+
+
+@router.get("/r/{room_id}", name="table", response_model=None)
+async def table(request: Request, room_id: str) -> Response:
+    room = _rooms(request).get(room_id)
+    if room is None:
+        return message_page(
+            request,
+            404,
+            "No such table",
+            "This table does not exist or has closed after a long pause.",
+        )
+    token = request.cookies.get(seat_cookie(room_id))
+    seat = room.seat_for_token(token)
+    if seat is None:
+        claimed = room.claim_free_seat()
+        if claimed is None:
+            return message_page(
+                request,
+                409,
+                "This table is full",
+                "Both seats at this table are taken. You can start a table of your own.",
+            )
+        seat, token = claimed
+    context: dict[str, Any] = {
+        "room_id": room_id,
+        "seat": seat,
+        "opponent": room.opponent,
+        "room_url": str(request.url_for("table", room_id=room_id)),
+    }
+    response = _templates(request).TemplateResponse(request, "table.html", context)
+    assert token is not None
+    # Set again on every visit, so the cookie lives as long as the table is in use.
+    _set_seat_cookie(request, response, room_id, token)
+    return response

@@ -1,0 +1,478 @@
+"""Rooms in memory: one partie each, two seats, the sockets of each seat.
+
+Every change to a room's partie goes through `Room.act` (a seat's message) or the
+computer seat, both under the room's one asyncio.Lock, so actions are applied one
+at a time in arrival order. Each change bumps `version` by one and sends every
+socket its own seat's view; nothing else is ever sent about the partie.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import engine
+from app.connection import Connection
+from app.protocol import (
+    CLOSE_REPLACED,
+    CLOSE_ROOM_EXPIRED,
+    ActionMessage,
+    ErrorCode,
+    ErrorMessage,
+    NewMatchMessage,
+    Opponent,
+    PresenceMessage,
+    RoomInfo,
+    SeatPresence,
+    StateMessage,
+)
+
+log = logging.getLogger("piquet.rooms")
+
+Clock = Callable[[], float]
+SeedSource = Callable[[], int]
+Policy = Callable[[dict[str, Any]], dict[str, Any]]
+ChangeListener = Callable[["Room"], None]
+
+COMPUTER_SEAT = 1
+# Ids a seat has used are remembered up to this many (a partie is a few hundred actions),
+# so a long-lived room cannot grow without end; a replay of a forgotten id is still
+# refused, by its stale version.
+REMEMBERED_IDS = 2048
+
+
+def new_room_id() -> str:
+    return secrets.token_urlsafe(12)  # 96 bits; DESIGN.md asks >= 64
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(24)  # 192 bits; DESIGN.md asks >= 128
+
+
+def random_seed() -> int:
+    return secrets.randbits(64)
+
+
+class RoomsFullError(RuntimeError):
+    """max_rooms rooms are open, even after sweeping idle ones."""
+
+
+@dataclass
+class Seat:
+    token: str | None  # None: nobody has taken this seat (a friend's, or the computer's)
+    connections: list[Connection] = field(default_factory=list)
+    used_ids: OrderedDict[str, None] = field(default_factory=OrderedDict)
+
+    def use_id(self, message_id: str) -> bool:
+        """Remember an id; False if this seat used it before."""
+        if message_id in self.used_ids:
+            return False
+        self.used_ids[message_id] = None
+        if len(self.used_ids) > REMEMBERED_IDS:
+            self.used_ids.popitem(last=False)
+        return True
+
+
+class Room:
+    def __init__(
+        self,
+        room_id: str,
+        opponent: Opponent,
+        *,
+        clock: Clock,
+        new_seed: SeedSource,
+        policy: Policy | None,
+        computer_delay: float,
+        max_connections_per_seat: int,
+        listeners: list[ChangeListener],
+    ) -> None:
+        self.room_id = room_id
+        self.opponent: Opponent = opponent
+        self.clock = clock
+        self.new_seed = new_seed
+        self.max_connections_per_seat = max_connections_per_seat
+        self.listeners = listeners
+        self.lock = asyncio.Lock()
+        self.state: engine.State = engine.new_partie(seed=new_seed())
+        self.version = 1
+        self.match = 1  # counts new matches, so each socket knows when its log restarts
+        self.seats = (Seat(new_token()), Seat(None))
+        self.last_activity = clock()
+        self.closed = False
+        self.computer: ComputerSeat | None = None
+        if opponent == "computer":
+            self.computer = ComputerSeat(self, policy, computer_delay)
+
+    # --- seats ----------------------------------------------------------------------------
+
+    def seat_for_token(self, token: str | None) -> int | None:
+        """The seat this token holds here, compared in constant time."""
+        if not token:
+            return None
+        found = None
+        for number, seat in enumerate(self.seats):
+            # Compare with both seats whatever happens, so the time says nothing.
+            if seat.token is not None and secrets.compare_digest(
+                seat.token.encode(), token.encode()
+            ):
+                found = number
+        return found
+
+    def claim_free_seat(self) -> tuple[int, str] | None:
+        """A friend's first visit takes seat 1; None when the table is full."""
+        if self.opponent != "friend" or self.seats[1].token is not None:
+            return None
+        token = new_token()
+        self.seats[1].token = token
+        self.touch()
+        self.broadcast_presence()
+        return 1, token
+
+    def touch(self) -> None:
+        self.last_activity = self.clock()
+
+    def presence(self, viewer: int) -> list[SeatPresence]:
+        out = []
+        for number, seat in enumerate(self.seats):
+            computer = self.computer is not None and number == COMPUTER_SEAT
+            name = "You" if number == viewer else ("Computer" if computer else "Friend")
+            out.append(
+                SeatPresence(
+                    name=name,
+                    joined=computer or seat.token is not None,
+                    connected=computer or bool(seat.connections),
+                )
+            )
+        return out
+
+    def can_new_match(self) -> bool:
+        return self.opponent == "computer" or self.state.phase is engine.Phase.PARTIE_OVER
+
+    # --- sockets --------------------------------------------------------------------------
+
+    def attach(self, conn: Connection) -> None:
+        """A socket has joined its seat: give it the state and tell the others."""
+        seat = self.seats[conn.seat]
+        if len(seat.connections) >= self.max_connections_per_seat:
+            oldest = seat.connections.pop(0)
+            oldest.close(CLOSE_REPLACED, "This seat was opened in another window.")
+            # Its socket ends by itself; the room forgets it now.
+        seat.connections.append(conn)
+        self.touch()
+        conn.start()
+        self.send_state(conn)
+        self.broadcast_presence(skip=conn)
+
+    def detach(self, conn: Connection) -> None:
+        seat = self.seats[conn.seat]
+        if conn in seat.connections:
+            seat.connections.remove(conn)
+            self.touch()
+            self.broadcast_presence()
+
+    def connections(self) -> list[Connection]:
+        return [c for seat in self.seats for c in seat.connections]
+
+    def deliver(self, conn: Connection, text: str) -> None:
+        if not conn.send(text) and conn.dropped:
+            self.detach(conn)  # a socket too slow to read is gone for the room at once
+
+    def broadcast_presence(self, skip: Connection | None = None) -> None:
+        texts = {
+            viewer: PresenceMessage(seats=self.presence(viewer)).model_dump_json()
+            for viewer in (0, 1)
+        }
+        for conn in self.connections():
+            if conn is not skip:
+                self.deliver(conn, texts[conn.seat])
+
+    def send_state(self, conn: Connection, view: dict[str, Any] | None = None) -> None:
+        if view is None:
+            view = engine.view(self.state, conn.seat)
+        # The view's log is a window (this deal's lines): the lines new to this socket
+        # follow what it had last, unless the window has moved on (a new deal or match).
+        lines: list[dict[str, Any]] = view["log"]
+        had = conn.log_lines
+        if conn.log_match == self.match and lines[: len(had)] == had:
+            new_log = lines[len(had) :]
+        else:
+            new_log = lines
+        conn.log_match, conn.log_lines = self.match, lines
+        message = StateMessage(
+            version=self.version,
+            view=view,
+            new_log=new_log,
+            room=RoomInfo(
+                room_id=self.room_id,
+                opponent=self.opponent,
+                seat=conn.seat,
+                seats=self.presence(conn.seat),
+                can_new_match=self.can_new_match(),
+            ),
+        )
+        self.deliver(conn, message.model_dump_json())
+
+    async def broadcast_state(self, actor: int | None = None) -> None:
+        """Every socket gets its seat's view; the acting seat's first, and it is let go out
+        before the other seat's view is even computed: the actor is the one waiting."""
+        order = (actor, 1 - actor) if actor is not None else (0, 1)
+        for number, seat in enumerate(order):
+            conns = list(self.seats[seat].connections)
+            if not conns:
+                continue
+            view = engine.view(self.state, seat)
+            for conn in conns:
+                self.send_state(conn, view)
+            if number == 0:
+                await asyncio.sleep(0)  # the senders run; the lock still holds off changes
+
+    def error(self, conn: Connection, code: ErrorCode, message: str) -> None:
+        log.info("refused room=%s seat=%d code=%s: %s", self.room_id, conn.seat, code, message)
+        error = ErrorMessage(code=code, message=message, version=self.version)
+        self.deliver(conn, error.model_dump_json())
+
+    def refuse(self, conn: Connection, code: ErrorCode, message: str) -> None:
+        """A clear error, then the current state, so the client is never left guessing."""
+        self.error(conn, code, message)
+        self.send_state(conn)
+
+    # --- changes --------------------------------------------------------------------------
+
+    async def act(self, conn: Connection, msg: ActionMessage | NewMatchMessage) -> None:
+        """A seat's action or new-match request: checked, then applied once or refused."""
+        async with self.lock:
+            if self.closed:
+                return
+            self.touch()
+            if not self.seats[conn.seat].use_id(msg.id):
+                self.refuse(
+                    conn,
+                    "duplicate_id",
+                    f"Message id {msg.id!r} was already used by this seat; "
+                    "it is not applied again.",
+                )
+                return
+            if msg.version != self.version:
+                self.refuse(
+                    conn,
+                    "stale_version",
+                    f"Made on version {msg.version}; the table is at version {self.version}.",
+                )
+                return
+            if isinstance(msg, NewMatchMessage):
+                await self._new_match(conn)
+            else:
+                await self._apply_action(conn, msg.action)
+        if self.computer is not None:
+            self.computer.poke()
+
+    async def _apply_action(self, conn: Connection, action: dict[str, Any]) -> None:
+        try:
+            state = engine.apply(self.state, conn.seat, action)
+        except engine.MalformedActionError as exc:
+            self.refuse(conn, "bad_message", str(exc))
+        except engine.OutOfTurnError as exc:
+            self.refuse(conn, "out_of_turn", str(exc))
+        except engine.PiquetError as exc:  # IllegalActionError and any other refusal
+            self.refuse(conn, "illegal_action", str(exc))
+        except Exception:
+            log.exception("engine failed room=%s seat=%d", self.room_id, conn.seat)
+            self.refuse(conn, "internal", "The server failed on that action; nothing changed.")
+        else:
+            await self.change(state, conn.seat)
+
+    async def _new_match(self, conn: Connection) -> None:
+        if not self.can_new_match():
+            self.refuse(
+                conn,
+                "not_allowed",
+                "At a friend's table a new match starts once the partie is over.",
+            )
+            return
+        self.match += 1
+        await self.change(engine.new_partie(seed=self.new_seed()), conn.seat)
+        log.info("new match room=%s seat=%d", self.room_id, conn.seat)
+
+    async def change(self, state: engine.State, actor: int | None = None) -> None:
+        """Install a new state (the caller holds the lock): one version up, everyone told."""
+        self.state = state
+        self.version += 1
+        self.touch()
+        for listener in self.listeners:  # before anyone is told: a store is never behind
+            listener(self)
+        await self.broadcast_state(actor)
+
+    async def close(self, code: int, reason: str) -> None:
+        self.closed = True
+        if self.computer is not None:
+            await self.computer.stop()
+        for conn in self.connections():
+            conn.close(code, reason)
+
+
+class ComputerSeat:
+    """Plays seat 1 at a computer table from that seat's view only (DESIGN.md).
+
+    It answers whenever it is its turn and asks to see what scored against it;
+    it never presses "Deal next hand": the person moves on when ready. It runs as
+    a task so the person's action is answered at once; its moves come after.
+    """
+
+    def __init__(self, room: Room, policy: Policy | None, delay: float) -> None:
+        self.room = room
+        self._policy = policy
+        self.delay = delay
+        self._task: asyncio.Task[None] | None = None
+        # `see` requests already made, so a view that keeps offering one cannot loop us.
+        self._asked: set[tuple[int, int, Any]] = set()
+
+    @property
+    def policy(self) -> Policy:
+        if self._policy is None:
+            from engine.computer import choose
+
+            self._policy = choose
+        return self._policy
+
+    def poke(self) -> None:
+        """Something changed: play if there is something to play."""
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._run(), name=f"computer {self.room.room_id}")
+
+    async def stop(self) -> None:
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    def _todo(self, view: dict[str, Any]) -> dict[str, Any] | None:
+        """The view to decide from, or None when the computer has nothing to do."""
+        legal: list[dict[str, Any]] = view["legal"]
+        if view["to_move"] == COMPUTER_SEAT and legal:
+            return view
+        match, deal = self.room.match, view["deal_number"]
+        sees = [
+            a
+            for a in legal
+            if a["type"] == "see" and (match, deal, a.get("combo")) not in self._asked
+        ]
+        if sees:
+            # Out of turn it may only ask to see: the same view, with only those offered.
+            return {**view, "legal": sees}
+        return None
+
+    async def _run(self) -> None:
+        room = self.room
+        while not room.closed:
+            if self._todo(engine.view(room.state, COMPUTER_SEAT)) is None:
+                return
+            await asyncio.sleep(self.delay)  # a humane pace; 0 in tests still yields
+            async with room.lock:
+                if room.closed:
+                    return
+                view = self._todo(engine.view(room.state, COMPUTER_SEAT))
+                if view is None:
+                    return
+                try:
+                    action = self.policy(view)
+                    if view["to_move"] != COMPUTER_SEAT and action.get("type") != "see":
+                        return
+                    if action.get("type") == "see":
+                        self._asked.add((room.match, view["deal_number"], action.get("combo")))
+                    state = engine.apply(room.state, COMPUTER_SEAT, action)
+                except Exception:
+                    # A bug in the policy or the engine: stop rather than loop; the person
+                    # can still start a new match.
+                    log.exception("computer seat failed room=%s", room.room_id)
+                    return
+                await room.change(state, COMPUTER_SEAT)
+
+
+class RoomRegistry:
+    """Every room of this process, with the limits: max_rooms and idle expiry."""
+
+    def __init__(
+        self,
+        *,
+        max_rooms: int,
+        idle_seconds: float,
+        computer_delay: float,
+        max_connections_per_seat: int,
+        clock: Clock,
+        new_seed: SeedSource = random_seed,
+        policy: Policy | None = None,
+    ) -> None:
+        self.max_rooms = max_rooms
+        self.idle_seconds = idle_seconds
+        self.computer_delay = computer_delay
+        self.max_connections_per_seat = max_connections_per_seat
+        self.clock = clock
+        self.new_seed = new_seed
+        self.policy = policy
+        # Called with a room when it is made and after every change (tests; later, a store).
+        self.listeners: list[ChangeListener] = []
+        self.rooms: dict[str, Room] = {}
+
+    def __len__(self) -> int:
+        return len(self.rooms)
+
+    def get(self, room_id: str) -> Room | None:
+        return self.rooms.get(room_id)
+
+    async def create(self, opponent: Opponent) -> tuple[Room, str]:
+        """A new room; returns it and seat 0's token."""
+        if len(self.rooms) >= self.max_rooms:
+            await self.sweep()
+            if len(self.rooms) >= self.max_rooms:
+                raise RoomsFullError(f"All {self.max_rooms} tables are in use.")
+        room_id = new_room_id()
+        while room_id in self.rooms:
+            room_id = new_room_id()
+        room = Room(
+            room_id,
+            opponent,
+            clock=self.clock,
+            new_seed=self.new_seed,
+            policy=self.policy,
+            computer_delay=self.computer_delay,
+            max_connections_per_seat=self.max_connections_per_seat,
+            listeners=self.listeners,
+        )
+        self.rooms[room_id] = room
+        for listener in self.listeners:
+            listener(room)
+        log.info("room created room=%s opponent=%s rooms=%d", room_id, opponent, len(self.rooms))
+        if room.computer is not None:
+            room.computer.poke()  # it may have won the cut
+        token = room.seats[0].token
+        assert token is not None
+        return room, token
+
+    async def sweep(self) -> int:
+        """Close the rooms idle for idle_seconds; returns how many."""
+        now = self.clock()
+        idle = [r for r in self.rooms.values() if now - r.last_activity >= self.idle_seconds]
+        for room in idle:
+            del self.rooms[room.room_id]
+            await room.close(CLOSE_ROOM_EXPIRED, "This table has expired.")
+            log.info("room expired room=%s rooms=%d", room.room_id, len(self.rooms))
+        return len(idle)
+
+    async def sweep_forever(self, interval: float) -> None:
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                await self.sweep()
+            except Exception:
+                log.exception("sweep failed")
+
+    async def close_all(self, code: int, reason: str) -> None:
+        for room in list(self.rooms.values()):
+            await room.close(code, reason)
+        self.rooms.clear()

@@ -1,0 +1,57 @@
+"""The server's settings: one typed object, read from `PIQUET_*` environment variables.
+
+The README lists every variable; keep the two in step.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="PIQUET_", frozen=True)
+
+    host: str = "127.0.0.1"
+    port: Annotated[int, Field(ge=0, le=65535)] = 8000
+    # The computer seat waits this long before each of its moves, so a person can follow.
+    computer_delay: Annotated[float, Field(ge=0)] = 0.6
+    max_rooms: Annotated[int, Field(ge=1)] = 1000
+    room_idle_seconds: Annotated[float, Field(gt=0)] = 2 * 3600
+    sweep_interval: Annotated[float, Field(gt=0)] = 60
+    # Empty: only pages served from the same host as the request's Host header may connect.
+    # NoDecode lets the variable be a plain comma-separated list as well as JSON.
+    allowed_origins: Annotated[list[str], NoDecode] = []
+    max_message_bytes: Annotated[int, Field(ge=64)] = 4096
+    rate_limit_per_second: Annotated[float, Field(gt=0)] = 20
+    rate_limit_burst: Annotated[int, Field(ge=1)] = 40
+    send_queue_size: Annotated[int, Field(ge=1)] = 64
+    ping_interval: Annotated[float, Field(gt=0)] = 20
+    # Several tabs of one browser may hold the same seat; beyond this the oldest is closed.
+    max_connections_per_seat: Annotated[int, Field(ge=1)] = 4
+    # Frames above this are refused by uvicorn itself (close 1009), before the app sees them.
+    ws_max_frame_bytes: Annotated[int, Field(ge=1024)] = 64 * 1024
+    templates_dir: Path = ROOT / "templates"
+    static_dir: Path = ROOT / "static"
+    log_level: str = "info"
+
+    @field_validator("allowed_origins", mode="before")
+    @classmethod
+    def _split_origins(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                return json.loads(text)
+            return [part.strip() for part in text.split(",") if part.strip()]
+        return value
+
+    @field_validator("allowed_origins")
+    @classmethod
+    def _normalise_origins(cls, value: list[str]) -> list[str]:
+        return [origin.rstrip("/").lower() for origin in value]

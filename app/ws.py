@@ -1,0 +1,196 @@
+"""The WebSocket `/ws/{room_id}`: handshake checks, then one receive loop per socket.
+
+The loop only reads, checks limits and parses; the room applies. Sending is the
+connection's own task, so a slow reader never holds this loop or the room.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from fastapi import APIRouter, WebSocket
+from pydantic import ValidationError
+
+from app.connection import Connection
+from app.protocol import (
+    CLIENT_TYPES,
+    CLOSE_BAD_TOKEN,
+    CLOSE_FOREIGN_ORIGIN,
+    CLOSE_POLICY,
+    CLOSE_UNKNOWN_ROOM,
+    ActionMessage,
+    ClientPing,
+    NewMatchMessage,
+    ServerPong,
+    client_message_adapter,
+)
+from app.rooms import Room, RoomRegistry
+from app.settings import Settings
+
+log = logging.getLogger("piquet.ws")
+router = APIRouter()
+
+PONG_TEXT = ServerPong().model_dump_json()
+
+
+def seat_cookie(room_id: str) -> str:
+    return f"piquet_seat_{room_id}"
+
+
+class RateLimit:
+    """A token bucket: `per_second` messages on average, `burst` at once."""
+
+    def __init__(self, per_second: float, burst: int) -> None:
+        self.per_second = per_second
+        self.burst = float(burst)
+        self.tokens = float(burst)
+        self.at = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.per_second)
+        self.at = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+def origin_allowed(origin: str | None, host: str | None, allowed: list[str]) -> bool:
+    """Browsers always send Origin on a WebSocket; other clients (bots) need not.
+
+    With no list configured, the page must come from the host it connects to,
+    which stops another site's page from using a visitor's seat cookie.
+    """
+    if origin is None:
+        return True
+    origin = origin.rstrip("/").lower()
+    if allowed:
+        return origin in allowed
+    return host is not None and urlsplit(origin).netloc == host.lower()
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    code: int
+    reason: str
+
+
+def _handshake(websocket: WebSocket, room_id: str) -> tuple[Room, int] | Refusal:
+    """The room and seat this socket may use, or why not."""
+    settings: Settings = websocket.app.state.settings
+    rooms: RoomRegistry = websocket.app.state.rooms
+    headers = websocket.headers
+    if not origin_allowed(headers.get("origin"), headers.get("host"), settings.allowed_origins):
+        return Refusal(CLOSE_FOREIGN_ORIGIN, "This page's origin may not connect.")
+    room = rooms.get(room_id)
+    if room is None:
+        return Refusal(CLOSE_UNKNOWN_ROOM, "No such table (it may have expired).")
+    seat = room.seat_for_token(websocket.cookies.get(seat_cookie(room_id)))
+    if seat is None:
+        return Refusal(CLOSE_BAD_TOKEN, "This browser holds no seat at this table.")
+    return room, seat
+
+
+@router.websocket("/ws/{room_id}")
+async def table_socket(websocket: WebSocket, room_id: str) -> None:
+    settings: Settings = websocket.app.state.settings
+    peer = websocket.client.host if websocket.client else "?"
+    # Accept before checking: a refused handshake would reach the client as a bare
+    # HTTP 403, while a close frame carries a code and a reason the page can show.
+    # (Checking after the await also means the room cannot expire in between.)
+    await websocket.accept()
+    checked = _handshake(websocket, room_id)
+    if isinstance(checked, Refusal):
+        log.info("refused connection room=%s peer=%s code=%d: %s",
+                 room_id, peer, checked.code, checked.reason)
+        await websocket.close(checked.code, checked.reason)
+        return
+    room, seat = checked
+    conn = Connection(
+        websocket,
+        room_id,
+        seat,
+        queue_size=settings.send_queue_size,
+        ping_interval=settings.ping_interval,
+    )
+    log.info("connect room=%s seat=%d peer=%s", room_id, seat, peer)
+    room.attach(conn)
+    try:
+        await _receive_loop(websocket, room, conn, settings)
+    finally:
+        room.detach(conn)
+        await conn.stop()
+        log.info("disconnect room=%s seat=%d peer=%s", room_id, seat, peer)
+
+
+async def _receive_loop(
+    websocket: WebSocket, room: Room, conn: Connection, settings: Settings
+) -> None:
+    limit = RateLimit(settings.rate_limit_per_second, settings.rate_limit_burst)
+    while True:
+        frame = await websocket.receive()
+        if frame["type"] == "websocket.disconnect":
+            return
+        conn.heard()
+        if conn.closing:
+            continue  # a close is on its way; wait for the peer's close to end the loop
+        if not limit.take():
+            room.error(conn, "rate_limited", "Too many messages; this socket is closed.")
+            conn.close(CLOSE_POLICY, "Too many messages.")
+            continue
+        text: str | None = frame.get("text")
+        data: bytes | None = frame.get("bytes")
+        size = len(text.encode()) if text is not None else len(data or b"")
+        if size > settings.max_message_bytes:
+            room.refuse(
+                conn,
+                "too_large",
+                f"Message of {size} bytes; the limit is {settings.max_message_bytes}.",
+            )
+            continue
+        if text is None:
+            room.refuse(conn, "bad_message", "Send JSON as text frames, not binary.")
+            continue
+        await _handle_text(room, conn, text)
+
+
+async def _handle_text(room: Room, conn: Connection, text: str) -> None:
+    try:
+        obj = json.loads(text)
+    except ValueError as exc:
+        room.refuse(conn, "bad_json", f"Not JSON: {exc}.")
+        return
+    if not isinstance(obj, dict):
+        room.refuse(conn, "bad_message", "A message is a JSON object with a `type`.")
+        return
+    kind = obj.get("type")
+    if not isinstance(kind, str):
+        room.refuse(conn, "bad_message", "A message needs a string `type`.")
+        return
+    if kind not in CLIENT_TYPES:
+        known = ", ".join(sorted(CLIENT_TYPES))
+        room.refuse(conn, "unknown_type", f"Unknown message type {kind[:40]!r}; known: {known}.")
+        return
+    try:
+        msg = client_message_adapter.validate_python(obj)
+    except ValidationError as exc:
+        room.refuse(conn, "bad_message", _describe(exc))
+        return
+    if isinstance(msg, ActionMessage | NewMatchMessage):
+        await room.act(conn, msg)
+    elif isinstance(msg, ClientPing):
+        room.deliver(conn, PONG_TEXT)
+    # A pong needs no answer: `heard` has noted the socket is alive.
+
+
+def _describe(exc: ValidationError) -> str:
+    parts = []
+    for error in exc.errors()[:3]:
+        where = ".".join(str(p) for p in error["loc"][1:]) or "message"  # loc[0] is the tag
+        parts.append(f"{where}: {error['msg']}")
+    return "Wrong message shape: " + "; ".join(parts) + "."

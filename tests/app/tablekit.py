@@ -1,0 +1,445 @@
+"""Helpers for the server tests: an app with test settings, a seat's socket, random play
+from `legal`, and the leak check (what a seat may see, computed from the engine State)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+import re
+import warnings
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+import engine
+from app.main import create_app
+from app.rooms import Room
+from app.settings import Settings
+
+with warnings.catch_warnings():
+    # Starlette asks for httpx2 in its test client; httpx is what we have.
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient, WebSocketTestSession
+
+# Stand-ins for the page engineer's templates: the server tests check the context
+# the server passes, not the pages' markup (tests/browser does that).
+STAND_INS = {
+    "lobby.html": "lobby",
+    "rules.html": "rules",
+    "table.html": "table|{{ room_id }}|{{ seat }}|{{ opponent }}|{{ room_url }}",
+    "message.html": "message|{{ title }}|{{ message }}|{{ action_url }}|{{ action_label }}",
+}
+
+Json = dict[str, Any]
+
+
+class FakeClock:
+    def __init__(self, now: float = 1000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def write_stand_ins(directory: Path) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    for name, text in STAND_INS.items():
+        (directory / name).write_text(text)
+    return directory
+
+
+def settings_for_tests(templates_dir: Path, **overrides: Any) -> Settings:
+    """Fast and permissive unless a test says otherwise: no computer delay, no pings."""
+    values: dict[str, Any] = {
+        "templates_dir": templates_dir,
+        "computer_delay": 0,
+        "ping_interval": 3600,
+        "rate_limit_per_second": 100_000,
+        "rate_limit_burst": 100_000,
+    }
+    values.update(overrides)
+    return Settings(**values)
+
+
+
+
+class History:
+    """Every state each room has been in, by version (from the registry's change hook)."""
+
+    def __init__(self) -> None:
+        self.states: dict[tuple[str, int], engine.State] = {}
+
+    def record(self, room: Room) -> None:
+        self.states[(room.room_id, room.version)] = room.state
+
+    def at(self, room: Room, version: int) -> engine.State:
+        return self.states[(room.room_id, version)]
+
+
+def make_client(
+    templates_dir: Path, *, history: History | None = None, **kwargs: Any
+) -> Iterator[TestClient]:
+    settings_overrides = {k: v for k, v in kwargs.items() if k in Settings.model_fields}
+    app_kwargs = {k: v for k, v in kwargs.items() if k not in Settings.model_fields}
+    app = create_app(settings_for_tests(templates_dir, **settings_overrides), **app_kwargs)
+    if history is not None:
+        app.state.rooms.listeners.append(history.record)
+    with TestClient(app) as client:
+        sockets: list[SeatSocket] = []
+        client.sockets = sockets  # type: ignore[attr-defined]
+        try:
+            yield client
+        finally:
+            # A session left open would keep the client's event loop from stopping.
+            for sock in sockets:
+                sock.close()
+
+
+serve = contextlib.contextmanager(make_client)  # `with serve(templates_dir, ...) as client:`
+
+
+def new_room(client: TestClient, opponent: str) -> Json:
+    response = client.post("/api/rooms", json={"opponent": opponent})
+    assert response.status_code == 201, response.text
+    body: Json = response.json()
+    return body
+
+
+def join(client: TestClient, room_id: str) -> Json:
+    response = client.post(f"/api/rooms/{room_id}/join")
+    assert response.status_code == 200, response.text
+    body: Json = response.json()
+    return body
+
+
+def room_of(client: TestClient, room_id: str) -> Room:
+    room = client.app.state.rooms.get(room_id)  # type: ignore[attr-defined]
+    assert room is not None
+    return room  # type: ignore[no-any-return]
+
+
+class SeatSocket:
+    """One seat's WebSocket through the TestClient, keeping every frame it got."""
+
+    def __init__(
+        self,
+        client: TestClient,
+        room_id: str,
+        token: str | None,
+        *,
+        on_frame: Callable[[SeatSocket, Json], None] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        self.client = client
+        self.room_id = room_id
+        self.token = token
+        self.on_frame = on_frame
+        self.headers = headers or {}
+        self.frames: list[Json] = []
+        self.state: Json = {}
+        self.ids = 0
+        self.ws: WebSocketTestSession | None = None
+
+    def open(self) -> None:
+        """Open the socket (the token, if any, as the seat cookie); read nothing yet."""
+        headers = dict(self.headers)
+        if self.token is not None:
+            headers["cookie"] = f"piquet_seat_{self.room_id}={self.token}"
+        self.ws = self.client.websocket_connect(f"/ws/{self.room_id}", headers=headers)
+        self.ws.__enter__()
+        self.client.sockets.append(self)  # type: ignore[attr-defined]
+
+    def connect(self) -> Json:
+        """Open the socket; returns the first frame (the state)."""
+        self.open()
+        return self.expect("state")
+
+    def close(self) -> None:
+        if self.ws is not None:
+            ws, self.ws = self.ws, None
+            ws.__exit__(None, None, None)
+
+    @property
+    def seat(self) -> int:
+        return int(self.state["room"]["seat"])
+
+    @property
+    def view(self) -> Json:
+        view: Json = self.state["view"]
+        return view
+
+    @property
+    def version(self) -> int:
+        return int(self.state["version"])
+
+    def raw(self, timeout: float = 10) -> dict[str, Any]:
+        """The next ASGI message to the client (a frame or a close), or TimeoutError."""
+        ws = self.ws
+        assert ws is not None
+
+        async def receive() -> dict[str, Any]:
+            with anyio.fail_after(timeout):
+                # The session's own queue: its receive() has no timeout.
+                message: dict[str, Any] = await ws._send_rx.receive()
+                return message
+
+        return ws.portal.call(receive)
+
+    def recv(self, timeout: float = 10) -> Json:
+        message = self.raw(timeout)
+        assert message["type"] == "websocket.send", f"socket closed: {message}"
+        frame: Json = json.loads(message["text"])
+        self.frames.append(frame)
+        if frame["type"] == "state":
+            self.state = frame
+        if self.on_frame is not None:
+            self.on_frame(self, frame)
+        return frame
+
+    def expect(self, kind: str, timeout: float = 10) -> Json:
+        """The next frame of this type; presence and ping frames on the way are kept."""
+        while True:
+            frame = self.recv(timeout)
+            if frame["type"] == kind:
+                return frame
+            if frame["type"] == "error":
+                raise AssertionError(f"unexpected error frame: {frame}")
+
+    def expect_closed(self, timeout: float = 10) -> tuple[int, str]:
+        """Read up to the server's close; its code and reason."""
+        while True:
+            message = self.raw(timeout)
+            if message["type"] == "websocket.close":
+                return int(message.get("code", 1000)), str(message.get("reason", ""))
+            self.frames.append(json.loads(message["text"]))
+
+    def silent(self, timeout: float = 0.2) -> bool:
+        """True if nothing arrives for `timeout` seconds."""
+        try:
+            self.recv(timeout)
+        except TimeoutError:
+            return True
+        return False
+
+    def send(self, obj: Any) -> None:
+        assert self.ws is not None
+        self.ws.send_text(obj if isinstance(obj, str) else json.dumps(obj))
+
+    def next_id(self) -> str:
+        self.ids += 1
+        return f"t{self.seat}-{self.ids}"
+
+    def act(self, action: Json, version: int | None = None, msg_id: str | None = None) -> str:
+        msg_id = msg_id or self.next_id()
+        self.send(
+            {
+                "type": "action",
+                "version": self.version if version is None else version,
+                "id": msg_id,
+                "action": action,
+            }
+        )
+        return msg_id
+
+    def refused(self, code: str) -> Json:
+        """Read an error of this code and the state that follows it."""
+        frame = self.recv()
+        assert frame["type"] == "error", frame
+        assert frame["code"] == code, frame
+        assert frame["message"], frame
+        self.expect("state")
+        return frame
+
+
+# --- random play from `legal` ------------------------------------------------------------
+
+
+def pick(view: Json, rng: random.Random, *, allow_see: bool = True) -> Json:
+    """A random entry of `legal`, as a full action (a discard picks `min` cards)."""
+    entries = [e for e in view["legal"] if allow_see or e["type"] != "see"]
+    entry = dict(rng.choice(entries))
+    entry.pop("label", None)
+    if entry["type"] == "discard":
+        action: Json = {"type": "discard", "cards": rng.sample(view["hand"], entry["min"])}
+        if entry["expose_choice"]:
+            action["expose"] = rng.random() < 0.5
+        return action
+    return entry
+
+
+def next_move(a: SeatSocket, b: SeatSocket, rng: random.Random) -> tuple[SeatSocket, Json]:
+    """Who acts next, and how: the seat to move (now and then the other seat asks to
+    see a combination instead); at a deal's end, whoever may press "Deal next hand"."""
+    for mover, other in ((a, b), (b, a)):
+        if mover.view["to_move"] == mover.seat and mover.view["legal"]:
+            sees = [e for e in other.view["legal"] if e["type"] == "see"]
+            if sees and rng.random() < 0.2:
+                return other, dict(rng.choice(sees))
+            return mover, pick(mover.view, rng)
+    for seat in (a, b):
+        if seat.view["legal"]:
+            return seat, pick(seat.view, rng)
+    raise AssertionError(f"nobody can act at {a.view['step']}")
+
+
+def play_friend_partie(
+    a: SeatSocket,
+    b: SeatSocket,
+    rng: random.Random,
+    *,
+    between: Callable[[int], None] | None = None,
+    max_steps: int = 5000,
+) -> int:
+    """Two seats play from `legal` until the partie is over; returns the actions taken.
+    `between(step)` runs before each action (to drop and reconnect a socket, say)."""
+    for step in range(max_steps):
+        if a.view["phase"] == "partie_over":
+            assert b.view["phase"] == "partie_over"
+            return step
+        if between is not None:
+            between(step)
+        who, action = next_move(a, b, rng)
+        other = b if who is a else a
+        before = who.version
+        who.act(action)
+        assert who.expect("state")["version"] == before + 1, who.frames[-3:]
+        assert other.expect("state")["version"] == before + 1
+    raise AssertionError("the partie did not end")
+
+
+def my_turn(view: Json) -> bool:
+    """At a computer table: may the person act now (the computer waits on them)?"""
+    if not view["legal"]:
+        return False
+    return view["to_move"] == view["seat"] or view["to_move"] is None
+
+
+def play_computer_partie(
+    human: SeatSocket,
+    rng: random.Random,
+    *,
+    until: Callable[[Json], bool] = lambda view: view["phase"] == "partie_over",
+    max_steps: int = 5000,
+) -> int:
+    """Seat 0 plays from `legal` against the computer until `until(view)` (by default,
+    until the partie is over); returns the actions applied.
+
+    The computer moves in its own task and may ask to see a combination while it is
+    the person's turn; an action made meanwhile is answered `stale_version` and the
+    person simply chooses again from the newer state.
+    """
+    actions = 0
+    for _ in range(max_steps):
+        view = human.view
+        if until(view):
+            return actions
+        if not my_turn(view):
+            human.recv()
+            continue
+        before = human.version
+        human.act(pick(view, rng, allow_see=False))
+        frame = human.recv()
+        if frame["type"] == "error":
+            assert frame["code"] == "stale_version", frame
+            human.expect("state")
+            continue
+        while frame["type"] != "state":
+            frame = human.recv()
+        assert frame["version"] == before + 1, frame
+        actions += 1
+    raise AssertionError("the partie did not end")
+
+
+def first_legal(view: dict[str, object]) -> dict[str, object]:
+    """A stand-in computer policy: the first legal entry (a discard of its `min` cards)."""
+    legal = view["legal"]
+    assert isinstance(legal, list) and legal
+    entry = dict(legal[0])
+    if entry["type"] == "discard":
+        hand = view["hand"]
+        assert isinstance(hand, list)
+        return {"type": "discard", "cards": hand[: entry["min"]]}
+    return entry
+
+
+# --- what a seat may see -----------------------------------------------------------------
+
+CARD_TOKEN = re.compile(r"(?<![A-Za-z0-9])(?:10|[AKQJ987])[SHDC](?![A-Za-z0-9])")
+
+
+def forbidden_cards(state: engine.State, seat: int) -> set[engine.Card]:
+    """Cards `seat` may not see now (RULES.md): the opponent's hand and discards and the
+    stock, less what the rules put face up: shown cards, exposed stock, and for elder
+    the rest of his five he looked at."""
+    other = 1 - seat
+    hidden = set(state.hands[other]) | set(state.discards[other]) | set(state.stock)
+    visible = {c for shown in state.shown for c in shown.cards}
+    visible |= {c for record in state.combos if record.shown for c in record.combo.cards}
+    visible |= set(state.exposed)
+    if seat == state.elder:
+        visible |= set(state.seen_stock)
+    return hidden - visible
+
+
+def leaks_in(text: str, cards: set[engine.Card]) -> set[str]:
+    """Card strings or card names in words from `cards` that `text` mentions."""
+    strings = {str(c) for c in cards}
+    found = {t for t in CARD_TOKEN.findall(text) if t in strings}
+    found |= {c.name for c in cards if c.name in text}
+    return found
+
+
+class LeakCheck:
+    """Checks every frame a seat gets against what that seat may see at that version.
+
+    Log lines are checked once, at the frame they first reach the seat: a line that was
+    fine when written (a card shown in deal 1) stays in the log for the partie.
+    """
+
+    def __init__(self, client: TestClient, room_id: str, history: History) -> None:
+        self.room = room_of(client, room_id)
+        self.history = history
+        self.checked_log: dict[int, list[Json]] = {0: [], 1: []}
+        self.frames = 0
+
+    def __call__(self, sock: SeatSocket, frame: Json) -> None:
+        self.frames += 1
+        seat = sock.seat if sock.state else None
+        if frame["type"] == "state":
+            seat = frame["room"]["seat"]
+            state = self.history.at(self.room, frame["version"])
+            self.check_state(seat, state, frame)
+        elif seat is not None:
+            # Errors and presence: checked against the seat's latest state.
+            state = self.history.at(self.room, sock.version)
+            bad = leaks_in(json.dumps(frame), forbidden_cards(state, seat))
+            assert not bad, f"seat {seat} was sent {bad} in {frame}"
+
+    def check_state(self, seat: int, state: engine.State, frame: Json) -> None:
+        forbidden = forbidden_cards(state, seat)
+        view = dict(frame["view"])
+        log_lines: list[Json] = view.pop("log")
+        names: dict[str, str] = view.pop("card_names")
+        cut = view.pop("cut")  # the cut's two cards were face up before the first deal
+        cut_cards = set(cut["cards"]) if cut else set()
+        rest = {**frame, "view": view, "new_log": []}
+        bad = leaks_in(json.dumps(rest), forbidden)
+        assert not bad, f"seat {seat} was sent {bad} at v{frame['version']}: {view}"
+        bad_names = {c for c in names if c not in cut_cards} & {str(c) for c in forbidden}
+        assert not bad_names, f"seat {seat} card_names names {bad_names}"
+        # The log: only the lines this seat has not had before (a new match starts over).
+        checked = self.checked_log[seat]
+        if log_lines[: len(checked)] != checked:
+            checked = []
+        for line in log_lines[len(checked) :] + frame["new_log"]:
+            if line["kind"] == "cut":
+                continue
+            bad = leaks_in(line["text"], forbidden)
+            assert not bad, f"seat {seat} log line {line} shows {bad}"
+        self.checked_log[seat] = list(log_lines)

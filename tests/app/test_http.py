@@ -1,0 +1,131 @@
+"""The HTTP side: pages, seat cookies, the JSON API, health and the protocol's schema."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tablekit import TestClient, room_of, serve
+
+from app.settings import ROOT
+
+
+def make_room_by_form(client: TestClient, opponent: str) -> tuple[str, str]:
+    """POST /rooms as the lobby's form does; returns (room id, seat token from the cookie)."""
+    response = client.post("/rooms", data={"opponent": opponent}, follow_redirects=False)
+    assert response.status_code == 303
+    location = response.headers["location"]
+    room_id = location.rsplit("/r/", 1)[1]
+    cookie = response.headers["set-cookie"]
+    name = f"piquet_seat_{room_id}="
+    assert cookie.startswith(name)
+    assert "HttpOnly" in cookie and "SameSite=lax" in cookie and "Path=/" in cookie
+    token = cookie[len(name):].split(";")[0]
+    assert len(token) >= 32 and token not in location
+    return room_id, token
+
+
+def test_lobby_and_rules(client: TestClient) -> None:
+    assert client.get("/").status_code == 200
+    assert client.get("/rules").status_code == 200
+
+
+def test_making_a_room_against_the_computer(client: TestClient) -> None:
+    room_id, token = make_room_by_form(client, "computer")
+    assert len(room_id) >= 16  # 96 bits in URL-safe base64
+    page = client.get(f"/r/{room_id}")  # the client keeps the cookie
+    assert page.status_code == 200
+    assert page.text == f"table|{room_id}|0|computer|http://testserver/r/{room_id}"
+    assert token not in page.text
+    assert room_of(client, room_id).seat_for_token(token) == 0
+
+
+def test_a_friend_takes_the_free_seat_and_a_third_visitor_is_turned_away(
+    client: TestClient,
+) -> None:
+    room_id, token = make_room_by_form(client, "friend")
+    assert client.get(f"/r/{room_id}").text.startswith(f"table|{room_id}|0|friend|")
+    client.cookies.clear()  # the friend's browser
+    friend = client.get(f"/r/{room_id}")
+    assert friend.status_code == 200 and friend.text.startswith(f"table|{room_id}|1|friend|")
+    friend_token = friend.cookies[f"piquet_seat_{room_id}"]
+    assert friend_token != token and friend_token not in friend.text
+    assert client.get(f"/r/{room_id}").text.startswith(f"table|{room_id}|1|")  # a refresh
+    client.cookies.clear()  # a third browser
+    third = client.get(f"/r/{room_id}")
+    assert third.status_code == 409
+    assert third.text.startswith("message|This table is full|")
+    assert third.text.endswith("|/|Start a new table")  # a way to start their own room
+    assert "set-cookie" not in third.headers
+
+
+def test_the_computer_seat_is_never_free(client: TestClient) -> None:
+    room_id, _ = make_room_by_form(client, "computer")
+    client.cookies.clear()
+    assert client.get(f"/r/{room_id}").status_code == 409
+
+
+def test_an_unknown_room_gets_a_clear_page(client: TestClient) -> None:
+    page = client.get("/r/not-a-room")
+    assert page.status_code == 404
+    assert page.text.startswith("message|No such table|")
+
+
+def test_an_unknown_opponent_is_refused(client: TestClient) -> None:
+    assert client.post("/rooms", data={"opponent": "martian"}).status_code == 400
+    assert client.post("/api/rooms", json={"opponent": "martian"}).status_code == 422
+
+
+def test_api_rooms_for_bots(client: TestClient) -> None:
+    made = client.post("/api/rooms", json={"opponent": "friend"})
+    assert made.status_code == 201
+    body = made.json()
+    assert body["seat"] == 0 and body["url"] == f"http://testserver/r/{body['room_id']}"
+    joined = client.post(f"/api/rooms/{body['room_id']}/join")
+    assert joined.status_code == 200
+    assert joined.json()["seat"] == 1 and joined.json()["token"] != body["token"]
+    assert client.post(f"/api/rooms/{body['room_id']}/join").status_code == 409
+    computer = client.post("/api/rooms", json={"opponent": "computer"}).json()
+    assert client.post(f"/api/rooms/{computer['room_id']}/join").status_code == 409
+
+
+def test_healthz(client: TestClient) -> None:
+    assert client.get("/healthz").json() == {"status": "ok", "rooms": 0}
+    client.post("/api/rooms", json={"opponent": "friend"})
+    assert client.get("/healthz").json() == {"status": "ok", "rooms": 1}
+
+
+def test_protocol_json_describes_every_message(client: TestClient) -> None:
+    schema = client.get("/protocol.json").json()
+    text = str(schema)
+    for name in ("ActionMessage", "NewMatchMessage", "ClientPing", "ClientPong"):
+        assert name in str(schema["client_to_server"])
+    for name in ("StateMessage", "PresenceMessage", "ErrorMessage", "ServerPing", "ServerPong"):
+        assert name in str(schema["server_to_client"])
+    for code in ("stale_version", "duplicate_id", "rate_limited", "too_large"):
+        assert code in text
+    assert schema["client_to_server"]["discriminator"]["propertyName"] == "type"
+
+
+def test_static_files_are_served(client: TestClient, tmp_path: Path) -> None:
+    assert client.get("/static/no-such-file.js").status_code == 404
+
+
+@pytest.mark.parametrize("page", ["lobby.html", "table.html", "message.html", "rules.html"])
+def test_the_real_templates_render(page: str) -> None:
+    """The page engineer's templates with the context the server gives them."""
+    if not (ROOT / "templates" / page).exists():
+        pytest.skip(f"templates/{page} is not written yet")
+    with serve(ROOT / "templates") as client:
+        if page == "lobby.html":
+            assert client.get("/").status_code == 200
+        elif page == "rules.html":
+            assert client.get("/rules").status_code == 200
+        elif page == "message.html":
+            response = client.get("/r/nowhere")
+            assert response.status_code == 404 and "No such table" in response.text
+        else:
+            room_id, token = make_room_by_form(client, "friend")
+            response = client.get(f"/r/{room_id}")
+            assert response.status_code == 200 and room_id in response.text
+            assert token not in response.text

@@ -1,0 +1,99 @@
+"""No frame sent to a seat holds a card that seat may not see by RULES.md: the
+opponent's hand and discards and the unseen stock. Checked on every frame, the first
+after each (re)connect and every log line included, against the room's engine State
+at that frame's version."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from tablekit import (
+    History,
+    LeakCheck,
+    SeatSocket,
+    TestClient,
+    forbidden_cards,
+    join,
+    leaks_in,
+    new_room,
+    play_computer_partie,
+    play_friend_partie,
+    serve,
+)
+
+import engine
+
+
+def test_the_checker_sees_a_leak() -> None:
+    state = engine.new_partie(seed=3, first_dealer=1)
+    hidden = forbidden_cards(state, 0)
+    assert len(hidden) == 20  # twelve in the other hand, eight in the stock
+    card = sorted(hidden, key=str)[0]
+    assert leaks_in(f'{{"hand": ["{card}"]}}', hidden) == {str(card)}
+    assert leaks_in(f"Plays the {card.name}", hidden) == {card.name}
+    assert leaks_in(f"Shows a tierce: {card} X", hidden) == {str(card)}
+    assert not leaks_in(str(engine.view(state, 0)["hand"]), hidden)
+
+
+@pytest.mark.parametrize("seed", [21, 22, 23])
+def test_no_leak_between_two_seats_over_a_partie(
+    client: TestClient, history: History, seed: int
+) -> None:
+    made = new_room(client, "friend")
+    room_id = made["room_id"]
+    check = LeakCheck(client, room_id, history)
+    a = SeatSocket(client, room_id, made["token"], on_frame=check)
+    b = SeatSocket(client, room_id, join(client, room_id)["token"], on_frame=check)
+    a.connect()
+    b.connect()
+    a.expect("presence")
+    rng = random.Random(seed)
+
+    def now_and_then_reconnect(step: int) -> None:
+        if rng.random() < 0.04:
+            sock, other = (a, b) if rng.random() < 0.5 else (b, a)
+            sock.close()
+            other.expect("presence")
+            sock.connect()  # its first frame is checked like any other
+            other.expect("presence")
+
+    play_friend_partie(a, b, rng, between=now_and_then_reconnect)
+    assert check.frames > 200
+
+
+def test_no_leak_to_the_person_playing_the_computer(templates_dir: Path) -> None:
+    pytest.importorskip("engine.computer")
+    history = History()
+    seeds = random.Random(31)
+    with serve(templates_dir, history=history,
+                              new_seed=lambda: seeds.getrandbits(64)) as client:
+        for _ in range(2):
+            made = new_room(client, "computer")
+            check = LeakCheck(client, made["room_id"], history)
+            human = SeatSocket(client, made["room_id"], made["token"], on_frame=check)
+            human.connect()
+            play_computer_partie(human, random.Random(32))
+            assert check.frames > 50
+
+
+def test_the_check_catches_a_server_that_leaks(
+    client: TestClient, history: History, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same check against a server whose views carry the opponent's hand."""
+    honest = engine.view
+
+    def leaky(state: engine.State, seat: int) -> dict[str, object]:
+        return {**honest(state, seat), "peek": [str(c) for c in state.hands[1 - seat]]}
+
+    monkeypatch.setattr(engine, "view", leaky)
+    made = new_room(client, "friend")
+    room_id = made["room_id"]
+    check = LeakCheck(client, room_id, history)
+    a = SeatSocket(client, room_id, made["token"], on_frame=check)
+    b = SeatSocket(client, room_id, join(client, room_id)["token"], on_frame=check)
+    with pytest.raises(AssertionError, match="was sent"):
+        a.connect()
+        b.connect()
+        play_friend_partie(a, b, random.Random(5))

@@ -1,0 +1,162 @@
+"""The server's limits: idle expiry (with a controllable clock), the number of rooms,
+keepalive, and a socket too slow to read."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tablekit import FakeClock, SeatSocket, TestClient, new_room, serve
+
+from app.connection import Connection
+from app.rooms import Room
+
+
+def wait_for(condition: Any, timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+def test_idle_rooms_expire(templates_dir: Path) -> None:
+    clock = FakeClock()
+    with serve(templates_dir, clock=clock, room_idle_seconds=600,
+                              sweep_interval=0.01) as client:
+        idle = new_room(client, "friend")
+        busy = new_room(client, "computer")
+        sock = SeatSocket(client, busy["room_id"], busy["token"])
+        sock.connect()
+        assert client.get("/healthz").json() == {"status": "ok", "rooms": 2}
+        clock.advance(500)
+        time.sleep(0.1)  # several sweeps
+        assert client.get("/healthz").json()["rooms"] == 2
+        sock.send({"type": "new_match", "version": sock.version, "id": "keep-alive"})
+        clock.advance(200)  # idle: 700 s for one room, 200 s for the other
+        wait_for(lambda: client.get("/healthz").json()["rooms"] == 1)
+        assert client.get(f"/r/{idle['room_id']}").status_code == 404
+        gone = SeatSocket(client, idle["room_id"], idle["token"])
+        gone.open()
+        assert gone.expect_closed()[0] == 4404
+        clock.advance(601)  # an open socket does not keep a room alive: only play does
+        code, reason = sock.expect_closed()
+        assert code == 4410 and "expired" in reason
+        assert client.get("/healthz").json()["rooms"] == 0
+
+
+def test_max_rooms_then_503_until_a_room_expires(templates_dir: Path) -> None:
+    clock = FakeClock()
+    with serve(templates_dir, clock=clock, max_rooms=2, room_idle_seconds=60) as client:
+        new_room(client, "friend")
+        clock.advance(30)
+        new_room(client, "computer")
+        full = client.post("/api/rooms", json={"opponent": "friend"})
+        assert full.status_code == 503
+        assert "All 2 tables are in use" in full.json()["detail"]
+        page = client.post("/rooms", data={"opponent": "friend"}, follow_redirects=False)
+        assert page.status_code == 503 and "All tables are in use" in page.text
+        clock.advance(31)  # the first room is now idle for 61 s: making a room sweeps it
+        assert client.post("/api/rooms", json={"opponent": "friend"}).status_code == 201
+        assert client.get("/healthz").json()["rooms"] == 2
+
+
+def test_the_server_pings_and_a_silent_socket_is_closed(templates_dir: Path) -> None:
+    with serve(templates_dir, ping_interval=0.05) as client:
+        made = new_room(client, "friend")
+        sock = SeatSocket(client, made["room_id"], made["token"])
+        sock.connect()
+        for _ in range(3):  # a live client answers and stays
+            assert sock.expect("ping")["type"] == "ping"
+            sock.send({"type": "pong"})
+        code, reason = sock.expect_closed()  # then falls silent
+        assert code == 4408 and "ping" in reason
+
+
+def test_a_client_ping_gets_a_pong(client: TestClient) -> None:
+    made = new_room(client, "friend")
+    sock = SeatSocket(client, made["room_id"], made["token"])
+    sock.connect()
+    sock.send({"type": "ping"})
+    assert sock.recv() == {"type": "pong"}
+
+
+class StalledSocket:
+    """A client that stopped reading: a send never returns."""
+
+    def __init__(self) -> None:
+        self.closed_with: int | None = None
+
+    async def send_text(self, text: str) -> None:
+        await asyncio.Event().wait()
+
+    async def close(self, code: int = 1000, reason: str | None = None) -> None:
+        self.closed_with = code
+
+
+class ReadingSocket:
+    def __init__(self) -> None:
+        self.frames: list[str] = []
+
+    async def send_text(self, text: str) -> None:
+        self.frames.append(text)
+
+    async def close(self, code: int = 1000, reason: str | None = None) -> None:
+        pass
+
+
+def test_a_socket_too_slow_to_read_is_dropped_and_delays_nobody() -> None:
+    async def scenario() -> None:
+        room = Room("r", "friend", clock=time.monotonic, new_seed=lambda: 1, policy=None,
+                    computer_delay=0, max_connections_per_seat=4, listeners=[])
+        room.seats[1].token = "friend"
+        stalled_ws, reading_ws = StalledSocket(), ReadingSocket()
+        stalled = Connection(stalled_ws, "r", 0, queue_size=4, ping_interval=3600)  # type: ignore[arg-type]
+        reading = Connection(reading_ws, "r", 1, queue_size=4, ping_interval=3600)  # type: ignore[arg-type]
+        room.attach(stalled)
+        room.attach(reading)
+        for _ in range(20):  # twenty changes, each sent to both seats
+            await room.change(room.state)
+            await asyncio.sleep(0)
+        await asyncio.sleep(0.05)
+        assert stalled.dropped and stalled_ws.closed_with == 1013
+        assert room.seats[0].connections == []
+        assert room.presence(1)[0].connected is False
+        states = [f for f in reading_ws.frames if '"type":"state"' in f]
+        assert len(states) == 21  # the first state and every change, none held up
+        await reading.stop()
+        await stalled.stop()
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("value,expected", [
+    ("https://a.example, https://b.example/", ["https://a.example", "https://b.example"]),
+    ('["https://A.example"]', ["https://a.example"]),
+    ("", []),
+])
+def test_allowed_origins_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch, value: str, expected: list[str]
+) -> None:
+    from app.settings import Settings
+
+    monkeypatch.setenv("PIQUET_ALLOWED_ORIGINS", value)
+    monkeypatch.setenv("PIQUET_PORT", "9001")
+    monkeypatch.setenv("PIQUET_COMPUTER_DELAY", "0")
+    settings = Settings()
+    assert settings.allowed_origins == expected
+    assert settings.port == 9001 and settings.computer_delay == 0
+
+
+def test_configured_origins_are_the_only_ones(templates_dir: Path) -> None:
+    with serve(templates_dir, allowed_origins=["https://piquet.example"]) as client:
+        made = new_room(client, "friend")
+        for origin, fine in (("https://piquet.example", True), ("http://testserver", False)):
+            sock = SeatSocket(client, made["room_id"], made["token"], headers={"origin": origin})
+            sock.open()
+            if fine:
+                assert sock.expect("state")["room"]["seat"] == 0
+            else:
+                assert sock.expect_closed()[0] == 4403

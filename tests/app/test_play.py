@@ -1,0 +1,163 @@
+"""Complete parties over the real protocol: two scripted seats, and one seat against
+the computer. Every action is chosen from the view's `legal`."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from tablekit import (
+    SeatSocket,
+    TestClient,
+    first_legal,
+    join,
+    new_room,
+    play_computer_partie,
+    play_friend_partie,
+    room_of,
+    serve,
+)
+
+
+def seats(client: TestClient) -> tuple[SeatSocket, SeatSocket]:
+    made = new_room(client, "friend")
+    joined = join(client, made["room_id"])
+    a = SeatSocket(client, made["room_id"], made["token"])
+    b = SeatSocket(client, made["room_id"], joined["token"])
+    a.connect()
+    b.connect()
+    a.expect("presence")  # b arrived
+    return a, b
+
+
+def test_two_seats_play_a_complete_partie(client: TestClient) -> None:
+    a, b = seats(client)
+    assert (a.seat, b.seat) == (0, 1)
+    assert a.version == b.version == 1
+    steps = play_friend_partie(a, b, random.Random(1))
+    assert steps > 50
+    result = a.view["result"]
+    assert result is not None and result == b.view["result"]
+    assert a.view["scores"]["partie"] == b.view["scores"]["partie"]
+    # Versions grew by exactly one per action.
+    assert a.version == 1 + steps
+    # A friend's table offers a new match only now.
+    assert a.state["room"]["can_new_match"] is True
+    a.send({"type": "new_match", "version": a.version, "id": "again"})
+    fresh = a.expect("state")
+    b.expect("state")
+    assert fresh["version"] == 2 + steps
+    assert fresh["view"]["phase"] == "cut"
+    assert fresh["new_log"] == fresh["view"]["log"]  # the log starts over
+    assert fresh["room"]["can_new_match"] is False
+
+
+def test_each_socket_gets_only_its_new_log_lines(client: TestClient) -> None:
+    a, b = seats(client)
+    for sock in (a, b):
+        assert sock.state["new_log"] == sock.view["log"]  # the first state: all of it
+    had: dict[int, tuple[int, list[object]]] = {}
+
+    def check(sock: SeatSocket, frame: dict[str, object]) -> None:
+        if frame["type"] != "state":
+            return
+        view = frame["view"]
+        assert isinstance(view, dict)
+        deal, lines = view["deal_number"], view["log"]
+        before = had.get(sock.seat)
+        if before is not None and before[0] == deal:
+            assert before[1] + frame["new_log"] == lines  # type: ignore[operator]
+        else:  # a new deal: the view's log starts over, and so does new_log
+            assert frame["new_log"] == lines
+        had[sock.seat] = (deal, lines)
+
+    a.on_frame = b.on_frame = check
+    play_friend_partie(a, b, random.Random(2))
+    assert len(had) == 2
+
+
+def test_new_match_at_a_friend_table_waits_for_the_end(client: TestClient) -> None:
+    a, _b = seats(client)
+    a.send({"type": "new_match", "version": a.version, "id": "n1"})
+    a.refused("not_allowed")
+    assert a.version == 1
+
+
+def test_new_match_at_the_computer_table_any_time(client: TestClient) -> None:
+    made = new_room(client, "computer")
+    human = SeatSocket(client, made["room_id"], made["token"])
+    human.connect()
+    room = room_of(client, made["room_id"])
+    first_seed = room.state.seed
+    play_computer_partie(human, random.Random(3), until=lambda view: view["deal_number"] > 0)
+    for attempt in range(20):  # the computer may move meanwhile: then try again
+        before = human.version
+        human.send({"type": "new_match", "version": before, "id": f"n{attempt}"})
+        frame = human.recv()
+        while frame["type"] == "state" and frame["view"]["deal_number"] != 0:
+            frame = human.recv()  # the computer's moves, sent before our message was read
+        if frame["type"] == "state":
+            break
+        assert frame["code"] == "stale_version", frame
+        human.expect("state")
+    assert frame["view"]["phase"] == "cut" and frame["version"] > before
+    assert room.state.seed != first_seed  # a different hand
+    assert frame["room"]["can_new_match"] is True
+
+
+def test_every_room_opens_on_a_different_hand(templates_dir: Path) -> None:
+    # The real seed source (secrets), not the tests' seeded one.
+    with serve(templates_dir) as client:
+        seeds = {room_of(client, new_room(client, "friend")["room_id"]).state.seed
+                 for _ in range(5)}
+        assert len(seeds) == 5
+
+
+def test_one_seat_plays_a_complete_partie_against_the_stand_in_computer(
+    client: TestClient,
+) -> None:
+    made = new_room(client, "computer")
+    human = SeatSocket(client, made["room_id"], made["token"])
+    human.connect()
+    assert human.state["room"]["seats"][1] == {"name": "Computer", "joined": True,
+                                               "connected": True}
+    actions = play_computer_partie(human, random.Random(5))
+    assert actions > 20
+    assert human.view["result"] is not None
+
+
+def test_one_seat_plays_a_complete_partie_against_the_computer(templates_dir: Path) -> None:
+    pytest.importorskip("engine.computer")
+    with serve(templates_dir) as client:  # the real policy: engine.computer.choose
+        made = new_room(client, "computer")
+        human = SeatSocket(client, made["room_id"], made["token"])
+        human.connect()
+        play_computer_partie(human, random.Random(6))
+        assert human.view["result"] is not None
+        assert human.view["scores"]["sheet"]  # six (or eight) deals were scored
+
+
+def test_the_computer_leaves_deal_next_hand_to_the_person(templates_dir: Path) -> None:
+    def eager(view: dict[str, object]) -> dict[str, object]:
+        """Would press "Deal next hand" whenever it is offered."""
+        legal = view["legal"]
+        assert isinstance(legal, list)
+        for entry in legal:
+            if entry["type"] == "next_deal":
+                return {"type": "next_deal"}
+        return first_legal(view)
+
+    with serve(templates_dir, policy=eager) as client:
+        made = new_room(client, "computer")
+        human = SeatSocket(client, made["room_id"], made["token"])
+        human.connect()
+        play_computer_partie(human, random.Random(8),
+                             until=lambda view: view["phase"] == "deal_over")
+        while not human.silent(0.3):  # the computer's last `see`s, if any
+            pass
+        version = human.version
+        assert any(e["type"] == "next_deal" for e in human.view["legal"])
+        assert room_of(client, made["room_id"]).version == version  # it waits for the person
+        human.act({"type": "next_deal"})
+        assert human.expect("state")["view"]["deal_number"] == 2

@@ -1,0 +1,262 @@
+"""Round trip over a real uvicorn WebSocket: action -> new state, against a bare echo.
+
+    .venv/bin/python tests/bench/roundtrip.py [--actions 1500] [--seconds 60]
+
+Starts two servers itself, with the same uvicorn settings: the table (`python -m app`,
+computer delay 0, rate limit off) and a bare WebSocket echo app defined here. Two
+scripted seats play friend parties from `legal`; each sample is the time from sending
+an action to the acting seat receiving the new state. The echo sample is the time
+from sending a message of the same size to getting it back. Blocks of the two are
+interleaved so drift on a shared machine hits both alike. The last line prints p50
+and p99 of both and their ratio (target: table p50 within 2x of echo p50).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+import httpx  # noqa: E402
+import uvicorn  # noqa: E402
+from fastapi import FastAPI, WebSocket, WebSocketDisconnect  # noqa: E402
+from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
+
+from app.__main__ import uvicorn_options  # noqa: E402
+from app.settings import Settings  # noqa: E402
+
+BLOCK = 100  # samples per block; blocks of table and echo alternate
+
+
+def echo_app() -> FastAPI:
+    """A bare WebSocket echo on the same stack (FastAPI + uvicorn) as the table."""
+    app = FastAPI()
+
+    @app.get("/healthz")
+    async def healthz() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @app.websocket("/ws")
+    async def echo(websocket: WebSocket) -> None:
+        await websocket.accept()
+        try:
+            while True:
+                await websocket.send_text(await websocket.receive_text())
+        except WebSocketDisconnect:
+            pass
+
+    return app
+
+
+def serve_echo(port: int) -> None:
+    options = uvicorn_options(Settings(port=port, log_level="warning"))
+    uvicorn.run(echo_app(), **options)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start(argv: list[str], env: dict[str, str], port: int) -> subprocess.Popen[bytes]:
+    proc = subprocess.Popen(argv, cwd=ROOT, env={**os.environ, **env},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/healthz", trust_env=False).is_success:
+                return proc
+        except httpx.TransportError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise SystemExit(f"server on port {port} did not start: {argv}")
+        time.sleep(0.05)
+
+
+# --- the table ---------------------------------------------------------------------------
+
+
+class Seat:
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+        self.state: dict[str, Any] = {}
+        self.last_size = 0
+
+    async def next_state(self) -> dict[str, Any]:
+        while True:
+            text = await self.ws.recv()
+            frame = json.loads(text)
+            if frame["type"] == "error":
+                raise RuntimeError(frame)
+            if frame["type"] == "ping":
+                await self.ws.send('{"type": "pong"}')
+            if frame["type"] == "state":
+                self.state = frame
+                self.last_size = len(text)
+                return frame
+
+
+def pick(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    entry = {k: v for k, v in rng.choice(view["legal"]).items() if k != "label"}
+    if entry["type"] == "discard":
+        return {"type": "discard", "cards": rng.sample(view["hand"], entry["min"])}
+    return entry
+
+
+class Table:
+    """Two seats of one friend room, playing parties back to back."""
+
+    def __init__(self, base: str, ws_base: str, compression: str | None) -> None:
+        self.base, self.ws_base = base, ws_base
+        self.compression = compression
+        self.rng = random.Random(1)
+        self.ids = 0
+        self.seats: list[Seat] = []
+        self.action_bytes: list[int] = []
+        self.state_bytes: list[int] = []
+
+    async def open(self) -> None:
+        async with httpx.AsyncClient(base_url=self.base, trust_env=False) as http:
+            made = (await http.post("/api/rooms", json={"opponent": "friend"})).json()
+            joined = (await http.post(f"/api/rooms/{made['room_id']}/join")).json()
+        for grant in (made, joined):
+            cookie = f"piquet_seat_{grant['room_id']}={grant['token']}"
+            ws = await connect(f"{self.ws_base}/ws/{grant['room_id']}", proxy=None,
+                               compression=self.compression,
+                               additional_headers={"Cookie": cookie}, max_size=None)
+            seat = Seat(ws)
+            await seat.next_state()
+            self.seats.append(seat)
+
+    def mover(self) -> tuple[Seat, Seat]:
+        a, b = self.seats
+        for seat, other in ((a, b), (b, a)):
+            view = seat.state["view"]
+            if view["legal"] and view["to_move"] in (view["seat"], None):
+                return seat, other
+        raise RuntimeError("nobody can act")
+
+    async def sample(self) -> float:
+        """One action; seconds from its send to the acting seat's new state."""
+        a, b = self.seats
+        if a.state["view"]["phase"] == "partie_over":
+            self.ids += 1
+            await a.ws.send(json.dumps({"type": "new_match", "version": a.state["version"],
+                                        "id": f"b{self.ids}"}))
+            await a.next_state()
+            await b.next_state()
+        who, other = self.mover()
+        self.ids += 1
+        text = json.dumps({"type": "action", "version": who.state["version"],
+                           "id": f"b{self.ids}", "action": pick(who.state["view"], self.rng)})
+        self.action_bytes.append(len(text))
+        start = time.perf_counter()
+        await who.ws.send(text)
+        frame = await who.next_state()
+        elapsed = time.perf_counter() - start
+        self.state_bytes.append(who.last_size)
+        await other.next_state()
+        if frame["version"] != other.state["version"]:
+            raise RuntimeError("the seats disagree on the version")
+        return elapsed
+
+    async def close(self) -> None:
+        for seat in self.seats:
+            await seat.ws.close()
+
+
+# --- the echo ----------------------------------------------------------------------------
+
+
+async def echo_sample(ws: ClientConnection, size: int) -> float:
+    text = json.dumps({"type": "action", "version": 1, "id": "e", "pad": "x" * max(0, size - 50)})
+    start = time.perf_counter()
+    await ws.send(text)
+    await ws.recv()
+    return time.perf_counter() - start
+
+
+def pct(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+
+async def measure(
+    app_port: int, echo_port: int, actions: int, seconds: float, compression: str | None
+) -> None:
+    table = Table(f"http://127.0.0.1:{app_port}", f"ws://127.0.0.1:{app_port}", compression)
+    await table.open()
+    echo = await connect(f"ws://127.0.0.1:{echo_port}/ws", proxy=None, compression=compression)
+    for _ in range(50):  # warm up both
+        await table.sample()
+        await echo_sample(echo, 150)
+    table.action_bytes.clear()
+    app_times: list[float] = []
+    echo_times: list[float] = []
+    deadline = time.monotonic() + seconds
+    while len(app_times) < actions and time.monotonic() < deadline:
+        app_times += [await table.sample() for _ in range(BLOCK)]
+        size = int(statistics.mean(table.action_bytes))
+        echo_times += [await echo_sample(echo, size) for _ in range(BLOCK)]
+    await table.close()
+    await echo.close()
+    a50, a99, e50, e99 = (pct(app_times, 0.5), pct(app_times, 0.99),
+                          pct(echo_times, 0.5), pct(echo_times, 0.99))
+    print(f"permessage-deflate {'on' if compression else 'off'}; "
+          f"state messages ~{int(statistics.mean(table.state_bytes))} bytes")
+    print(f"table: {len(app_times)} actions, action -> new state "
+          f"p50 {a50:.3f} ms, p99 {a99:.3f} ms")
+    print(f"echo:  {len(echo_times)} messages of ~{size} bytes, round trip "
+          f"p50 {e50:.3f} ms, p99 {e99:.3f} ms")
+    print(f"roundtrip p50 table {a50:.3f} ms vs echo {e50:.3f} ms (ratio {a50 / e50:.2f}); "
+          f"p99 table {a99:.3f} ms vs echo {e99:.3f} ms (ratio {a99 / e99:.2f})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--actions", type=int, default=1500, help="table samples (and echo)")
+    parser.add_argument("--seconds", type=float, default=60, help="stop measuring after this")
+    parser.add_argument("--no-deflate", action="store_true",
+                        help="do not offer permessage-deflate (browsers do offer it)")
+    parser.add_argument("--serve-echo", type=int, metavar="PORT", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve_echo:
+        serve_echo(args.serve_echo)
+        return
+    app_port, echo_port = free_port(), free_port()
+    env = {"PIQUET_PORT": str(app_port), "PIQUET_COMPUTER_DELAY": "0",
+           "PIQUET_RATE_LIMIT_PER_SECOND": "1000000", "PIQUET_RATE_LIMIT_BURST": "1000000",
+           "PIQUET_LOG_LEVEL": "warning"}
+    servers = []
+    try:
+        servers.append(start([sys.executable, "-m", "app"], env, app_port))
+        servers.append(start([sys.executable, __file__, "--serve-echo", str(echo_port)],
+                             {}, echo_port))
+        compression = None if args.no_deflate else "deflate"
+        run = measure(app_port, echo_port, args.actions, args.seconds, compression)
+        asyncio.run(asyncio.wait_for(run, args.seconds + 60))
+    finally:
+        for proc in servers:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+if __name__ == "__main__":
+    main()
