@@ -34,6 +34,7 @@ def create_app(
         max_rooms=settings.max_rooms,
         idle_seconds=settings.room_idle_seconds,
         computer_delay=settings.computer_delay,
+        computer_exchange_delay=settings.computer_exchange_delay,
         max_connections_per_seat=settings.max_connections_per_seat,
         clock=clock,
         new_seed=new_seed,

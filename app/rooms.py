@@ -91,6 +91,7 @@ class Room:
         computer_delay: float,
         max_connections_per_seat: int,
         listeners: list[ChangeListener],
+        computer_exchange_delay: float = 0.0,
     ) -> None:
         self.room_id = room_id
         self.opponent: Opponent = opponent
@@ -107,7 +108,7 @@ class Room:
         self.closed = False
         self.computer: ComputerSeat | None = None
         if opponent == "computer":
-            self.computer = ComputerSeat(self, policy, computer_delay)
+            self.computer = ComputerSeat(self, policy, computer_delay, computer_exchange_delay)
 
     # --- seats ----------------------------------------------------------------------------
 
@@ -324,10 +325,13 @@ class ComputerSeat:
     a task so the person's action is answered at once; its moves come after.
     """
 
-    def __init__(self, room: Room, policy: Policy | None, delay: float) -> None:
+    def __init__(
+        self, room: Room, policy: Policy | None, delay: float, exchange_delay: float = 0.0
+    ) -> None:
         self.room = room
         self._policy = policy
         self.delay = delay
+        self.exchange_delay = exchange_delay
         self._task: asyncio.Task[None] | None = None
         # `see` requests already made, so a view that keeps offering one cannot loop us.
         self._asked: set[tuple[int, int, Any]] = set()
@@ -356,6 +360,9 @@ class ComputerSeat:
         legal: list[dict[str, Any]] = view["legal"]
         if view["to_move"] == COMPUTER_SEAT and legal:
             return view
+        if any(a["type"] == "carte_blanche" for a in legal):
+            # Younger's carte blanche is announced out of turn, during elder's exchange.
+            return {**view, "legal": [a for a in legal if a["type"] == "carte_blanche"]}
         match, deal = self.room.match, view["deal_number"]
         sees = [
             a
@@ -370,9 +377,13 @@ class ComputerSeat:
     async def _run(self) -> None:
         room = self.room
         while not room.closed:
-            if self._todo(engine.view(room.state, COMPUTER_SEAT)) is None:
+            todo = self._todo(engine.view(room.state, COMPUTER_SEAT))
+            if todo is None:
                 return
-            await asyncio.sleep(self.delay)  # a humane pace; 0 in tests still yields
+            wait = self.delay  # a humane pace; 0 in tests still yields
+            if todo["step"] == "elder_exchange" and todo["to_move"] == COMPUTER_SEAT:
+                wait = max(wait, self.exchange_delay)
+            await asyncio.sleep(wait)
             async with room.lock:
                 if room.closed:
                     return
@@ -381,7 +392,8 @@ class ComputerSeat:
                     return
                 try:
                     action = self.policy(view)
-                    if view["to_move"] != COMPUTER_SEAT and action.get("type") != "see":
+                    if view["to_move"] != COMPUTER_SEAT and action.get("type") not in (
+                        "see", "carte_blanche"):
                         return
                     if action.get("type") == "see":
                         self._asked.add((room.match, view["deal_number"], action.get("combo")))
@@ -405,12 +417,14 @@ class RoomRegistry:
         computer_delay: float,
         max_connections_per_seat: int,
         clock: Clock,
+        computer_exchange_delay: float = 0.0,
         new_seed: SeedSource = random_seed,
         policy: Policy | None = None,
     ) -> None:
         self.max_rooms = max_rooms
         self.idle_seconds = idle_seconds
         self.computer_delay = computer_delay
+        self.computer_exchange_delay = computer_exchange_delay
         self.max_connections_per_seat = max_connections_per_seat
         self.clock = clock
         self.new_seed = new_seed
@@ -441,6 +455,7 @@ class RoomRegistry:
             new_seed=self.new_seed,
             policy=self.policy,
             computer_delay=self.computer_delay,
+            computer_exchange_delay=self.computer_exchange_delay,
             max_connections_per_seat=self.max_connections_per_seat,
             listeners=self.listeners,
         )

@@ -22,6 +22,10 @@ class Settings(BaseSettings):
     port: Annotated[int, Field(ge=0, le=65535)] = 8000
     # The computer seat waits this long before each of its moves, so a person can follow.
     computer_delay: Annotated[float, Field(ge=0)] = 0.6
+    # As elder it waits at least this long before its exchange, every deal alike (so the
+    # wait tells nothing): time for a person holding carte blanche as younger to announce
+    # it, which the rules allow only until elder has exchanged (RULES.md §2).
+    computer_exchange_delay: Annotated[float, Field(ge=0)] = 3.0
     max_rooms: Annotated[int, Field(ge=1)] = 1000
     room_idle_seconds: Annotated[float, Field(gt=0)] = 2 * 3600
     sweep_interval: Annotated[float, Field(gt=0)] = 60

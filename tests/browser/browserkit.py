@@ -309,6 +309,7 @@ def launch(module: str, log_path: Path, **env: str) -> tuple[subprocess.Popen[by
         "PIQUET_HOST": "127.0.0.1",
         "PIQUET_PORT": str(port),
         "PIQUET_COMPUTER_DELAY": "0",
+        "PIQUET_COMPUTER_EXCHANGE_DELAY": "0",
         **env,
     }
     with log_path.open("wb") as log:

@@ -35,7 +35,9 @@ def find_seed(holder: int) -> int:
 def seeded_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     seeds = f"{find_seed(0)},{find_seed(1)}"
     log = tmp_path_factory.mktemp("seeded") / "server.log"
-    proc, base = launch("tests.browser.seeded_app", log, PIQUET_TEST_SEEDS=seeds)
+    # A person holding it as younger may announce it until the computer has exchanged.
+    proc, base = launch("tests.browser.seeded_app", log, PIQUET_TEST_SEEDS=seeds,
+                        PIQUET_COMPUTER_EXCHANGE_DELAY="3")
     try:
         yield base
     finally:
