@@ -11,7 +11,6 @@ import contextlib
 import logging
 import time
 from dataclasses import dataclass
-from typing import Any
 
 from fastapi import WebSocket
 
@@ -54,8 +53,9 @@ class Connection:
         self._closer: asyncio.Task[None] | None = None
         self.last_heard = time.monotonic()
         # The log lines this socket had in its last state, to send it only the new ones.
-        self.log_lines: list[dict[str, Any]] = []
-        self.log_match = 0
+        # Which log window this socket has (match, deal) and how many of its lines.
+        self.log_window: tuple[int, int] | None = None
+        self.log_count = 0
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"send {self.room_id}/{self.seat}")

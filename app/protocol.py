@@ -95,8 +95,9 @@ class RoomInfo(_ServerMessage):
 class StateMessage(_ServerMessage):
     type: Literal["state"] = "state"
     version: int
-    view: dict[str, Any]
-    new_log: list[dict[str, Any]]
+    view: dict[str, Any]  # the engine's view of this seat, without its "log"
+    new_log: list[dict[str, Any]]  # log lines new to this socket
+    log_reset: bool  # true: new_log is the whole log of this deal (replace, don't append)
     room: RoomInfo
 
 

@@ -195,20 +195,21 @@ class Room:
 
     def send_state(self, conn: Connection, view: dict[str, Any] | None = None) -> None:
         if view is None:
-            view = engine.view(self.state, conn.seat)
-        # The view's log is a window (this deal's lines): the lines new to this socket
-        # follow what it had last, unless the window has moved on (a new deal or match).
-        lines: list[dict[str, Any]] = view["log"]
-        had = conn.log_lines
-        if conn.log_match == self.match and lines[: len(had)] == had:
-            new_log = lines[len(had) :]
-        else:
-            new_log = lines
-        conn.log_match, conn.log_lines = self.match, lines
+            view = engine.view(self.state, conn.seat, log=False)
+        # The log goes once: the engine's log window is this deal's lines, and within one
+        # deal of one match it only grows, so a socket gets the lines new to it; when the
+        # window moves on (a new deal, a new match, a new socket) it gets them all, with
+        # log_reset.
+        window = (self.match, view["deal_number"])
+        reset = conn.log_window != window
+        new_log = engine.deal_log(self.state, 0 if reset else conn.log_count)
+        conn.log_window = window
+        conn.log_count = len(new_log) if reset else conn.log_count + len(new_log)
         message = StateMessage(
             version=self.version,
             view=view,
             new_log=new_log,
+            log_reset=reset,
             room=RoomInfo(
                 room_id=self.room_id,
                 opponent=self.opponent,
@@ -227,7 +228,7 @@ class Room:
             conns = list(self.seats[seat].connections)
             if not conns:
                 continue
-            view = engine.view(self.state, seat)
+            view = engine.view(self.state, seat, log=False)
             for conn in conns:
                 self.send_state(conn, view)
             if number == 0:

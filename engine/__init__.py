@@ -18,14 +18,43 @@ from engine.combos import Category, Combo
 from engine.errors import IllegalActionError, MalformedActionError, OutOfTurnError, PiquetError
 from engine.rules import DiscardRule, apply, legal, legal_json, new_partie, replay, rubicon
 from engine.state import Phase, State, Step
-from engine.view import view
+from engine.view import deal_log, view
 
 legal_actions = legal
 
 __all__ = [
-    "DECK", "Action", "Answer", "Call", "Card", "CarteBlanche", "Category", "ChooseDealer",
-    "Combo", "Discard", "DiscardRule", "IllegalActionError", "MalformedActionError",
-    "NextDeal", "OutOfTurnError", "Pass", "Phase", "PiquetError", "Play", "Rank", "See",
-    "State", "Step", "Suit", "apply", "legal", "legal_actions", "legal_json", "new_partie",
-    "parse_action", "replay", "rubicon", "view",
+    "DECK",
+    "Action",
+    "Answer",
+    "Call",
+    "Card",
+    "CarteBlanche",
+    "Category",
+    "ChooseDealer",
+    "Combo",
+    "Discard",
+    "DiscardRule",
+    "IllegalActionError",
+    "MalformedActionError",
+    "NextDeal",
+    "OutOfTurnError",
+    "Pass",
+    "Phase",
+    "PiquetError",
+    "Play",
+    "Rank",
+    "See",
+    "State",
+    "Step",
+    "Suit",
+    "apply",
+    "deal_log",
+    "legal",
+    "legal_actions",
+    "legal_json",
+    "new_partie",
+    "parse_action",
+    "replay",
+    "rubicon",
+    "view",
 ]

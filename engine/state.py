@@ -151,6 +151,7 @@ class State:
     dealer: int | None
     sheet: tuple[tuple[int, int], ...]  # finished deals' scores
     log: tuple[LogLine, ...]
+    log_start: int  # index of the current deal's first log line (0 before the first deal)
     result: Result | None
     # The deal.
     hands: tuple[tuple[Card, ...], tuple[Card, ...]]
@@ -185,14 +186,6 @@ class State:
         new = object.__new__(State)
         new.__dict__.update(self.__dict__)
         return new
-
-    @property
-    def deal_log_start(self) -> int:
-        """Index of the current deal's first log line (0 before the first deal)."""
-        for i in range(len(self.log) - 1, -1, -1):
-            if self.log[i].kind == "deal":
-                return i
-        return 0
 
     @property
     def phase(self) -> Phase:

@@ -6,6 +6,7 @@ rest of elder's five (elder only). Combination cards appear only once shown.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from engine.cards import Card
@@ -13,18 +14,17 @@ from engine.rules import legal_json
 from engine.state import State, Step
 
 
-def view(state: State, seat: int) -> dict[str, Any]:
+def view(state: State, seat: int, *, log: bool = True) -> dict[str, Any]:
+    """Everything `seat` may see now. `log=False` leaves out the log (a server that sends
+    each line once asks `deal_log` for the new lines instead)."""
     s = state
     other = 1 - seat
-    names: dict[str, str] = {}
+    seen: list[Card] = []  # every card this view names, for card_names
 
-    def cards(cs: tuple[Card, ...] | list[Card]) -> list[str]:
-        out = []
-        for c in cs:
-            t = str(c)
-            names[t] = c.name
-            out.append(t)
-        return out
+    def cards(cs: Iterable[Card]) -> list[str]:
+        listed = list(cs)
+        seen.extend(listed)
+        return [str(c) for c in listed]
 
     in_deal = s.deal_number > 0 and s.step is not Step.CHOOSE_DEALER
     deal = s.deal_scores() if in_deal else (0, 0)
@@ -42,7 +42,7 @@ def view(state: State, seat: int) -> dict[str, Any]:
         "dealer": s.dealer,
         "elder": elder,
         "role": s.role(seat),
-        "cut": None if s.cut is None else {"cards": cards(list(s.cut)), "winner": s.cut_winner},
+        "cut": None if s.cut is None else {"cards": cards(s.cut), "winner": s.cut_winner},
         "hand": cards(s.hands[seat]),
         "discards": cards(s.discards[seat]),
         "seen_stock": cards(s.seen_stock) if seat == elder else [],
@@ -51,8 +51,12 @@ def view(state: State, seat: int) -> dict[str, Any]:
         "exposed_stock": cards(s.exposed),
         "took": list(s.took),
         "trick": {"leader": s.trick_leader,
-                  "cards": [[str(c), p] for c, p in s.trick]} if s.trick else None,
-        "tricks": [{"leader": t.leader, "cards": [[str(c), p] for c, p in t.cards],
+                  "cards": [[c, p] for c, p in zip(cards(c for c, _ in s.trick),
+                                                   (p for _, p in s.trick), strict=True)]}
+        if s.trick else None,
+        "tricks": [{"leader": t.leader,
+                    "cards": [[c, p] for c, p in zip(cards(c for c, _ in t.cards),
+                                                     (p for _, p in t.cards), strict=True)],
                     "winner": t.winner} for t in s.tricks],
         "tricks_won": list(s.tricks_won),
         "declarations": [{"category": d.category.word, "outcome": d.outcome.value,
@@ -71,18 +75,17 @@ def view(state: State, seat: int) -> dict[str, Any]:
         "result": None if s.result is None else {
             "winner": s.result.winner, "totals": list(s.result.totals),
             "points": s.result.points, "rubiconed": s.result.rubiconed, "text": s.result.text},
-        "log": [{"seat": x.seat, "role": x.role, "kind": x.kind, "text": x.text,
-                 "points": x.points} for x in s.log[s.deal_log_start:]],
     }
-    for t in s.trick:
-        names[str(t[0])] = t[0].name
-    for tr in s.tricks:
-        for c, _ in tr.cards:
-            names[str(c)] = c.name
+    if log:
+        v["log"] = deal_log(s)
     v["legal"] = legal_json(s, seat)
-    for entry in v["legal"]:
-        for key in ("card",):
-            if key in entry:
-                names.setdefault(entry[key], Card.parse(entry[key]).name)
-    v["card_names"] = names
+    # Every card the view names, with its name in words (the hand holds the legal plays).
+    v["card_names"] = {str(c): c.name for c in seen}
     return v
+
+
+def deal_log(state: State, start: int = 0) -> list[dict[str, Any]]:
+    """The public log of the current deal (before the first deal: the cut), from line
+    `start` of it on; `len(deal_log(state))` counts its lines."""
+    return [{"seat": x.seat, "role": x.role, "kind": x.kind, "text": x.text, "points": x.points}
+            for x in state.log[state.log_start + start:]]

@@ -75,6 +75,9 @@ function onMessage(msg) {
 
 function onState(msg) {
   const previous = ui.lastState;
+  // The log comes once: this deal's lines when log_reset, else only the new ones.
+  ui.log = msg.log_reset || !previous ? msg.new_log || [] : ui.log.concat(msg.new_log || []);
+  msg.view.log = ui.log;
   if (!msg.room && previous) msg.room = previous.room;
   if (previous && previous.room && msg.room && !msg.room.seats) msg.room.seats = previous.room.seats;
   const view = msg.view;

@@ -144,6 +144,7 @@ class SeatSocket:
         self.headers = headers or {}
         self.frames: list[Json] = []
         self.state: Json = {}
+        self.log: list[Json] = []
         self.ids = 0
         self.ws: WebSocketTestSession | None = None
 
@@ -200,7 +201,11 @@ class SeatSocket:
         if frame["type"] == "state":
             self.state = frame
         if self.on_frame is not None:
-            self.on_frame(self, frame)
+            self.on_frame(self, frame)  # the frame as it was sent
+        if frame["type"] == "state":
+            # Keep the log as the page does: the lines come once (docs/protocol.md).
+            self.log = list(frame["new_log"]) if frame["log_reset"] else self.log + frame["new_log"]
+            frame["view"]["log"] = self.log
         return frame
 
     def expect(self, kind: str, timeout: float = 10) -> Json:
@@ -399,14 +404,13 @@ def leaks_in(text: str, cards: set[engine.Card]) -> set[str]:
 class LeakCheck:
     """Checks every frame a seat gets against what that seat may see at that version.
 
-    Log lines are checked once, at the frame they first reach the seat: a line that was
-    fine when written (a card shown in deal 1) stays in the log for the partie.
+    Log lines are checked at the frame that brings them (new_log): a line that was fine
+    when written (a card shown earlier in the deal) stays in the log the page keeps.
     """
 
     def __init__(self, client: TestClient, room_id: str, history: History) -> None:
         self.room = room_of(client, room_id)
         self.history = history
-        self.checked_log: dict[int, list[Json]] = {0: [], 1: []}
         self.frames = 0
 
     def __call__(self, sock: SeatSocket, frame: Json) -> None:
@@ -425,7 +429,7 @@ class LeakCheck:
     def check_state(self, seat: int, state: engine.State, frame: Json) -> None:
         forbidden = forbidden_cards(state, seat)
         view = dict(frame["view"])
-        log_lines: list[Json] = view.pop("log")
+        assert "log" not in view, "the log is sent once, as new_log"
         names: dict[str, str] = view.pop("card_names")
         cut = view.pop("cut")  # the cut's two cards were face up before the first deal
         cut_cards = set(cut["cards"]) if cut else set()
@@ -434,13 +438,8 @@ class LeakCheck:
         assert not bad, f"seat {seat} was sent {bad} at v{frame['version']}: {view}"
         bad_names = {c for c in names if c not in cut_cards} & {str(c) for c in forbidden}
         assert not bad_names, f"seat {seat} card_names names {bad_names}"
-        # The log: only the lines this seat has not had before (a new match starts over).
-        checked = self.checked_log[seat]
-        if log_lines[: len(checked)] != checked:
-            checked = []
-        for line in log_lines[len(checked) :] + frame["new_log"]:
+        for line in frame["new_log"]:
             if line["kind"] == "cut":
                 continue
             bad = leaks_in(line["text"], forbidden)
             assert not bad, f"seat {seat} log line {line} shows {bad}"
-        self.checked_log[seat] = list(log_lines)

@@ -84,8 +84,9 @@ def test_the_check_catches_a_server_that_leaks(
     """The same check against a server whose views carry the opponent's hand."""
     honest = engine.view
 
-    def leaky(state: engine.State, seat: int) -> dict[str, object]:
-        return {**honest(state, seat), "peek": [str(c) for c in state.hands[1 - seat]]}
+    def leaky(state: engine.State, seat: int, **options: bool) -> dict[str, object]:
+        return {**honest(state, seat, **options),
+                "peek": [str(c) for c in state.hands[1 - seat]]}
 
     monkeypatch.setattr(engine, "view", leaky)
     made = new_room(client, "friend")

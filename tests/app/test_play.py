@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tablekit import (
+    History,
     SeatSocket,
     TestClient,
     first_legal,
@@ -18,6 +20,8 @@ from tablekit import (
     room_of,
     serve,
 )
+
+import engine
 
 
 def seats(client: TestClient) -> tuple[SeatSocket, SeatSocket]:
@@ -49,32 +53,39 @@ def test_two_seats_play_a_complete_partie(client: TestClient) -> None:
     b.expect("state")
     assert fresh["version"] == 2 + steps
     assert fresh["view"]["phase"] == "cut"
-    assert fresh["new_log"] == fresh["view"]["log"]  # the log starts over
+    assert fresh["log_reset"] is True  # the log starts over
     assert fresh["room"]["can_new_match"] is False
 
 
-def test_each_socket_gets_only_its_new_log_lines(client: TestClient) -> None:
+def test_each_socket_gets_each_log_line_once_and_keeps_the_views_log(
+    client: TestClient, history: History
+) -> None:
     a, b = seats(client)
-    for sock in (a, b):
-        assert sock.state["new_log"] == sock.view["log"]  # the first state: all of it
-    had: dict[int, tuple[int, list[object]]] = {}
+    room = room_of(client, a.room_id)
+    kept: dict[int, list[object]] = {}
+    resets = 0
 
-    def check(sock: SeatSocket, frame: dict[str, object]) -> None:
+    def check(sock: SeatSocket, frame: dict[str, Any]) -> None:
+        nonlocal resets
         if frame["type"] != "state":
             return
-        view = frame["view"]
-        assert isinstance(view, dict)
-        deal, lines = view["deal_number"], view["log"]
-        before = had.get(sock.seat)
-        if before is not None and before[0] == deal:
-            assert before[1] + frame["new_log"] == lines  # type: ignore[operator]
-        else:  # a new deal: the view's log starts over, and so does new_log
-            assert frame["new_log"] == lines
-        had[sock.seat] = (deal, lines)
+        assert "log" not in frame["view"]  # sent once, as new_log
+        seat = sock.seat
+        if frame["log_reset"]:
+            resets += 1
+            kept[seat] = list(frame["new_log"])
+        else:
+            kept[seat] = kept[seat] + frame["new_log"]
+        state = history.at(room, frame["version"])
+        assert kept[seat] == engine.view(state, seat)["log"]
 
+    # The first state of a socket is a reset; later ones add only what is new.
+    for sock in (a, b):
+        kept[sock.seat] = list(sock.state["new_log"])
+        assert sock.state["log_reset"] is True
     a.on_frame = b.on_frame = check
     play_friend_partie(a, b, random.Random(2))
-    assert len(had) == 2
+    assert 2 * 6 <= resets <= 2 * 9  # once per deal and seat (and the cut's end)
 
 
 def test_new_match_at_a_friend_table_waits_for_the_end(client: TestClient) -> None:
