@@ -3,12 +3,26 @@
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 import uvicorn
 
 from app.main import create_app
 from app.settings import Settings
+
+# At debug level, uvicorn (through the websockets library) logs every handshake's request
+# headers, the seat cookie among them: a token must never reach a log line.
+SEAT_COOKIE = re.compile(r"(piquet_seat_[^=\s;]*=)[^;\s]+")
+HEADER_LOGGERS = ("uvicorn", "uvicorn.error", "uvicorn.access", "websockets", "websockets.server")
+
+
+class HideSeatCookies(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if "piquet_seat_" in message:
+            record.msg, record.args = SEAT_COOKIE.sub(r"\1(hidden)", message), None
+        return True
 
 
 def uvicorn_options(settings: Settings) -> dict[str, Any]:
@@ -29,6 +43,8 @@ def main() -> None:
     )
     shown_host = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
     print(f"Piquet table: http://{shown_host}:{settings.port}/", flush=True)
+    for name in HEADER_LOGGERS:
+        logging.getLogger(name).addFilter(HideSeatCookies())
     uvicorn.run(create_app(settings), **uvicorn_options(settings))
 
 

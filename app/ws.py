@@ -6,6 +6,7 @@ connection's own task, so a slow reader never holds this loop or the room.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
@@ -133,7 +134,16 @@ async def _receive_loop(
 ) -> None:
     limit = RateLimit(settings.rate_limit_per_second, settings.rate_limit_burst)
     while True:
-        frame = await websocket.receive()
+        try:
+            # Woken at least once a ping interval, so that a socket given up on (too slow
+            # to read: `Connection.drop`) ends here even if its client never sends again;
+            # uvicorn then lets the connection go instead of keeping it half alive.
+            async with asyncio.timeout(settings.ping_interval):
+                frame = await websocket.receive()
+        except TimeoutError:
+            if conn.dropped:
+                return
+            continue
         if frame["type"] == "websocket.disconnect":
             return
         conn.heard()

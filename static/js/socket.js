@@ -2,10 +2,16 @@
 // backoff, answers the server's keepalive, and stamps every action with the
 // version it was made on and a client message id that is never reused.
 
+// Closes after which reconnecting on our own would not help (docs/protocol.md): the page
+// stops and says why, with a way on: a link to start a new table, or, for 4409, a
+// button to take the seat back by hand (at once it would push the other window out).
+const NEW_TABLE = { href: "/", label: "Start a new table" };
 const FATAL_CLOSES = {
-  4401: "This seat belongs to another browser. Open the table from the browser that joined it.",
-  4403: "This page may not connect to the table from here.",
-  4404: "This table no longer exists. It may have expired.",
+  4401: { text: "This seat belongs to another browser. Open the table from the browser that joined it.", link: NEW_TABLE },
+  4403: { text: "This page may not connect to the table from here." },
+  4404: { text: "This table no longer exists: it expired, or the server was restarted.", link: NEW_TABLE },
+  4409: { text: "This seat is open in another window.", retry: "Play in this window" },
+  4410: { text: "This table has expired: nobody played at it for a long while.", link: NEW_TABLE },
 };
 const MAX_DELAY_MS = 8000;
 const SILENCE_MS = 70000; // no message at all for this long: the link is dead, reconnect
@@ -19,7 +25,8 @@ function randomPart() {
 export class TableSocket {
   /**
    * @param {string} path  e.g. "/ws/<room_id>"
-   * @param {object} on    callbacks: message(msg), status("open"|"lost"|"closed", detail)
+   * @param {object} on    callbacks: message(msg), status("open"|"lost"|"closed", detail, way)
+   *                        where `way` (on "closed") may hold `link` {href, label} or `retry` (a label)
    */
   constructor(path, on) {
     this.url = `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}${path}`;
@@ -87,7 +94,7 @@ export class TableSocket {
       const fatal = FATAL_CLOSES[event.code];
       if (fatal) {
         this.stopped = true;
-        this.on.status("closed", fatal);
+        this.on.status("closed", fatal.text, fatal);
         return;
       }
       this.on.status("lost");

@@ -170,9 +170,10 @@ function celebrate(previous, msg) {
 // ---- connection -----------------------------------------------------------------------
 
 let bannerTimer = null;
-function onStatus(status, detail) {
+function onStatus(status, detail, way) {
   root.dataset.connection = status;
   clearTimeout(bannerTimer);
+  banner.querySelector(".conn-action")?.remove();
   if (status === "open") {
     ui.freshConnection = true;
     banner.hidden = true;
@@ -187,6 +188,20 @@ function onStatus(status, detail) {
   } else if (status === "closed") {
     bannerText.textContent = detail || "The table closed the connection.";
     banner.classList.add("fatal");
+    if (way && way.link) {
+      const link = document.createElement("a");
+      link.className = "button conn-action";
+      link.href = way.link.href;
+      link.textContent = way.link.label;
+      banner.append(link);
+    } else if (way && way.retry) {
+      const again = document.createElement("button");
+      again.type = "button";
+      again.className = "button conn-action";
+      again.textContent = way.retry;
+      again.addEventListener("click", () => socket.start());
+      banner.append(again);
+    }
     banner.hidden = false;
   }
 }

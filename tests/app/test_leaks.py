@@ -98,3 +98,25 @@ def test_the_check_catches_a_server_that_leaks(
         a.connect()
         b.connect()
         play_friend_partie(a, b, random.Random(5))
+
+
+def test_a_room_id_that_looks_like_a_card_is_no_leak(
+    client: TestClient, history: History, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Room ids are random URL-safe text: one like "x-KD-..." names no card (a false
+    alarm the 1,000-party run met)."""
+    import app.rooms
+
+    every_card = "-".join(f"{r}{s}" for r in ("A", "K", "Q", "J", "10", "9", "8", "7")
+                          for s in "SHDC")
+    monkeypatch.setattr(app.rooms, "new_room_id", lambda: f"x-{every_card}-x")
+    made = new_room(client, "friend")
+    room_id = made["room_id"]
+    assert "-KD-" in room_id
+    check = LeakCheck(client, room_id, history)
+    a = SeatSocket(client, room_id, made["token"], on_frame=check)
+    b = SeatSocket(client, room_id, join(client, room_id)["token"], on_frame=check)
+    a.connect()
+    b.connect()
+    play_friend_partie(a, b, random.Random(24))
+    assert check.frames > 200

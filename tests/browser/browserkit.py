@@ -300,10 +300,13 @@ def _python() -> str:
     return str(venv) if venv.exists() else sys.executable
 
 
-def launch(module: str, log_path: Path, **env: str) -> tuple[subprocess.Popen[bytes], str]:
-    """Starts `python -m <module>` on a free port; returns it and its base URL once
-    GET /healthz answers. The computer seat moves at once (PIQUET_COMPUTER_DELAY=0)."""
-    port = _free_port()
+def launch(
+    module: str, log_path: Path, port: int | None = None, **env: str
+) -> tuple[subprocess.Popen[bytes], str]:
+    """Starts `python -m <module>` on `port` (by default a free one); returns it and its
+    base URL once GET /healthz answers. The computer seat moves at once
+    (PIQUET_COMPUTER_DELAY=0)."""
+    port = port or _free_port()
     full_env = {
         **os.environ,
         "PIQUET_HOST": "127.0.0.1",
@@ -312,7 +315,7 @@ def launch(module: str, log_path: Path, **env: str) -> tuple[subprocess.Popen[by
         "PIQUET_COMPUTER_EXCHANGE_DELAY": "0",
         **env,
     }
-    with log_path.open("wb") as log:
+    with log_path.open("ab") as log:
         proc = subprocess.Popen(
             [_python(), "-m", module], cwd=ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT
         )

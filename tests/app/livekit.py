@@ -1,0 +1,252 @@
+"""A real server for the fault tests: `python -m app` on a free loopback port, with its
+log in a file, started and stopped by the test; and seats over real WebSockets.
+
+Everything stays on 127.0.0.1, and every wait has a time limit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.client import ClientProtocol
+from websockets.exceptions import ConnectionClosed
+from websockets.frames import Frame, Opcode
+from websockets.uri import parse_uri
+
+from app.settings import ROOT
+
+HOST = "127.0.0.1"
+Json = dict[str, Any]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return int(s.getsockname()[1])
+
+
+class LiveServer:
+    """`python -m app` in a subprocess; `env` adds PIQUET_* settings."""
+
+    def __init__(self, log_path: Path, port: int | None = None, **env: str) -> None:
+        self.port = port or free_port()
+        self.log_path = log_path
+        self.env = {
+            **os.environ,
+            "PIQUET_HOST": HOST,
+            "PIQUET_PORT": str(self.port),
+            "PIQUET_COMPUTER_DELAY": "0",
+            "PIQUET_COMPUTER_EXCHANGE_DELAY": "0",
+            "PIQUET_RATE_LIMIT_PER_SECOND": "100000",
+            "PIQUET_RATE_LIMIT_BURST": "100000",
+            "PIQUET_LOG_LEVEL": "info",
+            **env,
+        }
+        self.http = f"http://{HOST}:{self.port}"
+        self.ws = f"ws://{HOST}:{self.port}"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> LiveServer:
+        with self.log_path.open("ab") as log:
+            self.proc = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=self.env,
+                                         stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(f"{self.http}/healthz", trust_env=False, timeout=2).is_success:
+                    return self
+            except httpx.TransportError:
+                pass
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.kill()
+                raise AssertionError(f"the server did not start:\n{self.log()}")
+            time.sleep(0.05)
+
+    def stop(self, timeout: float = 15) -> int | None:
+        """SIGTERM, as a service manager stops it; its exit status."""
+        if self.proc is None or self.proc.poll() is not None:
+            return None if self.proc is None else self.proc.returncode
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise AssertionError("the server did not stop on SIGTERM") from None
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def open_fds(self) -> int:
+        assert self.proc is not None
+        return len(os.listdir(f"/proc/{self.proc.pid}/fd"))
+
+    def post(self, path: str, body: Any = None) -> Json:
+        response = httpx.post(f"{self.http}{path}", json=body, trust_env=False, timeout=10)
+        response.raise_for_status()
+        result: Json = response.json()
+        return result
+
+    def health(self) -> Json:
+        result: Json = httpx.get(f"{self.http}/healthz", trust_env=False, timeout=10).json()
+        return result
+
+    def friend_room(self) -> tuple[str, str, str]:
+        """A friend's room with both seats taken: (room id, seat 0's token, seat 1's)."""
+        made = self.post("/api/rooms", {"opponent": "friend"})
+        joined = self.post(f"/api/rooms/{made['room_id']}/join")
+        return made["room_id"], made["token"], joined["token"]
+
+
+@contextlib.contextmanager
+def live_server(tmp_path: Path, **env: str) -> Iterator[LiveServer]:
+    server = LiveServer(tmp_path / "server.log", **env).start()
+    try:
+        yield server
+    finally:
+        server.kill()
+
+
+def cookie(room_id: str, token: str) -> dict[str, str]:
+    return {"Cookie": f"piquet_seat_{room_id}={token}"}
+
+
+class LiveSeat:
+    """One seat's real WebSocket (the `websockets` client)."""
+
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+        self.state: Json = {}
+        self.frames: list[Json] = []
+        self.ids = 0
+        self.prefix = f"f{id(self)}"
+
+    @classmethod
+    async def open(cls, server: LiveServer, room_id: str, token: str | None,
+                   **kw: Any) -> LiveSeat:
+        headers = cookie(room_id, token) if token else {}
+        ws = await connect(f"{server.ws}/ws/{room_id}", additional_headers=headers,
+                           proxy=None, open_timeout=10, **kw)
+        return cls(ws)
+
+    @property
+    def view(self) -> Json:
+        view: Json = self.state["view"]
+        return view
+
+    @property
+    def seat(self) -> int:
+        return int(self.state["room"]["seat"])
+
+    @property
+    def version(self) -> int:
+        return int(self.state["version"])
+
+    async def recv(self, timeout: float = 10) -> Json:
+        frame: Json = json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
+        self.frames.append(frame)
+        if frame["type"] == "state":
+            self.state = frame
+        if frame["type"] == "ping":
+            await self.ws.send('{"type": "pong"}')
+        return frame
+
+    async def expect(self, kind: str, timeout: float = 10) -> Json:
+        """The next frame of this kind (an error frame on the way fails)."""
+        while True:
+            frame = await self.recv(timeout)
+            if frame["type"] == kind:
+                return frame
+            assert frame["type"] != "error", frame
+
+    async def answer(self, timeout: float = 10) -> Json:
+        """The next frame that answers a message: not a presence, not a ping."""
+        while True:
+            frame = await self.recv(timeout)
+            if frame["type"] not in ("presence", "ping"):
+                return frame
+
+    async def closed(self, timeout: float = 10) -> tuple[int | None, str]:
+        """Read up to the close; the code and reason received (None: no close frame)."""
+        try:
+            while True:
+                await self.recv(timeout)
+        except ConnectionClosed as exc:
+            if exc.rcvd is None:
+                return None, ""
+            return exc.rcvd.code, exc.rcvd.reason
+
+    def next_id(self) -> str:
+        self.ids += 1
+        return f"{self.prefix}-{self.ids}"
+
+    def action_text(self, action: Json, msg_id: str | None = None) -> str:
+        return json.dumps({"type": "action", "version": self.version,
+                           "id": msg_id or self.next_id(), "action": action})
+
+
+class RawSeat:
+    """A WebSocket on a plain socket, read only when the test says so: a client that
+    stops reading. Frames are parsed by the `websockets` sans-I/O protocol."""
+
+    def __init__(self, server: LiveServer, room_id: str, token: str, rcvbuf: int = 4096) -> None:
+        self.sock = socket.socket()
+        # A small receive buffer, so the server's side fills up soon.
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        self.sock.settimeout(10)
+        self.sock.connect((HOST, server.port))
+        self.proto = ClientProtocol(parse_uri(f"{server.ws}/ws/{room_id}"))
+        request = self.proto.connect()
+        request.headers["Cookie"] = f"piquet_seat_{room_id}={token}"
+        self.proto.send_request(request)
+        self.sock.sendall(b"".join(self.proto.data_to_send()))
+        head = b""
+        while b"\r\n\r\n" not in head:  # the handshake's answer, one byte at a time
+            byte = self.sock.recv(1)
+            assert byte, "the server closed during the handshake"
+            head += byte
+        self.proto.receive_data(head)
+        assert self.proto.handshake_exc is None, self.proto.handshake_exc
+        self.frames: list[Frame] = []
+        self.close_frame: Frame | None = None
+        self.eof = False
+
+    def read_all(self, timeout: float) -> None:
+        """Read until the server closes (a close frame or EOF), or `timeout` of silence."""
+        self.sock.settimeout(timeout)
+        try:
+            while self.close_frame is None and not self.eof:
+                data = self.sock.recv(65536)
+                if not data:
+                    self.eof = True
+                    break
+                self.proto.receive_data(data)
+                for event in self.proto.events_received():
+                    if not isinstance(event, Frame):
+                        continue
+                    if event.opcode is Opcode.CLOSE:
+                        self.close_frame = event
+                    else:
+                        self.frames.append(event)
+        except TimeoutError:
+            pass
+
+    def close(self) -> None:
+        self.sock.close()

@@ -1,0 +1,413 @@
+"""Load: K rooms at once on one uvicorn process, two scripted WebSocket seats per room.
+
+    .venv/bin/python tests/bench/load.py --rooms 500 [--seconds 60] [--pace 0] [--no-deflate]
+
+Starts `python -m app` itself on a free loopback port (computer delay 0, rate limit
+raised, PIQUET_MAX_ROOMS above K), makes K friend rooms through the JSON API and opens
+two WebSockets per room (the `websockets` client, all on 127.0.0.1). Every room then
+plays complete parties back to back (a `new_match` after each) for `--seconds`: one
+action at a time per room, the next as soon as both seats have the new state (or,
+with `--pace S`, after a pause of about S seconds, like a person thinking).
+
+All 2K sockets live in this one process on one asyncio event loop: on a 2-core
+machine a second client process would only take CPU from the server.
+
+Measured:
+- actions/s: actions applied (each answered by a new state to both seats) per second;
+- round trip: from sending an action to the acting seat getting its new state (p50/p99);
+  "relay" is the same up to the other seat's new state;
+- errors: error frames, unexpected closes, timeouts, version mismatches (must be 0);
+- memory per room: the server's RSS (/proc/<pid>/status VmRSS) at its peak during
+  play, less the RSS before the rooms were made (after a warm-up room), divided by K;
+- CPU: seconds of CPU the server and this client used during play;
+- shutdown: at the end the server gets SIGTERM with every socket open; each socket
+  should see close code 1012 ("service restart").
+
+The run is bounded: set-up, play and shutdown each have a deadline, every receive has
+a time limit, and the server is killed if it does not stop. The last line prints the
+figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+import httpx  # noqa: E402
+from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
+from websockets.exceptions import ConnectionClosed  # noqa: E402
+
+RECV_TIMEOUT = 30.0  # one frame; far above any round trip seen, so a hang is an error
+SETUP_SECONDS = 180.0
+HOST = "127.0.0.1"  # loopback only
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return int(s.getsockname()[1])
+
+
+def rss_kb(pid: int) -> int:
+    """The process's resident memory in KiB, from /proc/<pid>/status."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise RuntimeError("no VmRSS")
+
+
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of a process, from /proc/<pid>/stat."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def pct(samples: list[float], q: float) -> float:
+    if not samples:
+        return float("nan")
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+
+@dataclass
+class Stats:
+    round_trips: list[float] = field(default_factory=list)
+    sent_at: list[float] = field(default_factory=list)  # when each round trip started
+    relays: list[float] = field(default_factory=list)
+    actions: int = 0
+    parties: int = 0
+    errors: int = 0
+    error_samples: list[str] = field(default_factory=list)
+    stop: bool = False
+
+    def error(self, what: str) -> None:
+        self.errors += 1
+        if len(self.error_samples) < 5:
+            self.error_samples.append(what[:300])
+
+
+class LoadError(RuntimeError):
+    pass
+
+
+class Seat:
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+        self.state: dict[str, Any] = {}
+
+    @property
+    def view(self) -> dict[str, Any]:
+        view: dict[str, Any] = self.state["view"]
+        return view
+
+    @property
+    def version(self) -> int:
+        return int(self.state["version"])
+
+    async def next_state(self) -> dict[str, Any]:
+        """The next `state`; pings are answered, presence frames skipped, errors raised."""
+        while True:
+            text = await asyncio.wait_for(self.ws.recv(), RECV_TIMEOUT)
+            frame: dict[str, Any] = json.loads(text)
+            kind = frame["type"]
+            if kind == "state":
+                self.state = frame
+                return frame
+            if kind == "ping":
+                await self.ws.send('{"type": "pong"}')
+            elif kind == "error":
+                raise LoadError(f"error frame: {frame}")
+
+
+def pick(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    entry = {k: v for k, v in rng.choice(view["legal"]).items() if k != "label"}
+    if entry["type"] == "discard":
+        action = {"type": "discard", "cards": rng.sample(view["hand"], entry["min"])}
+        if entry["expose_choice"]:
+            action["expose"] = rng.random() < 0.5
+        return action
+    return entry
+
+
+class Room:
+    def __init__(self, index: int, room_id: str, tokens: tuple[str, str]) -> None:
+        self.index = index
+        self.room_id = room_id
+        self.tokens = tokens
+        self.seats: list[Seat] = []
+        self.rng = random.Random(index)
+        self.ids = 0
+
+    async def open(self, ws_base: str, deflate: bool) -> None:
+        for token in self.tokens:
+            ws = await connect(
+                f"{ws_base}/ws/{self.room_id}",
+                additional_headers={"Cookie": f"piquet_seat_{self.room_id}={token}"},
+                compression="deflate" if deflate else None,
+                proxy=None,
+                max_size=None,
+                ping_interval=None,  # the app has its own keepalive, answered above
+                open_timeout=RECV_TIMEOUT,
+            )
+            seat = Seat(ws)
+            self.seats.append(seat)
+            await seat.next_state()
+
+    def next_id(self) -> str:
+        self.ids += 1
+        return f"L{self.index}-{self.ids}"
+
+    def mover(self) -> tuple[Seat, Seat]:
+        a, b = self.seats
+        for seat, other in ((a, b), (b, a)):
+            view = seat.view
+            if view["legal"] and view["to_move"] in (view["seat"], None):
+                return seat, other
+        raise LoadError(f"nobody can act at {a.view['step']}")
+
+    async def step(self, stats: Stats) -> None:
+        """One action (a new match after a finished partie), both seats told."""
+        a, b = self.seats
+        if a.view["phase"] == "partie_over":
+            who, other = a, b
+            text = json.dumps({"type": "new_match", "version": a.version, "id": self.next_id()})
+            stats.parties += 1
+        else:
+            who, other = self.mover()
+            text = json.dumps({"type": "action", "version": who.version, "id": self.next_id(),
+                               "action": pick(who.view, self.rng)})
+        before = who.version
+        start = time.perf_counter()
+        await who.ws.send(text)
+        mine = await who.next_state()
+        stats.round_trips.append(time.perf_counter() - start)
+        stats.sent_at.append(start)
+        theirs = await other.next_state()
+        stats.relays.append(time.perf_counter() - start)
+        if not mine["version"] == theirs["version"] == before + 1:
+            raise LoadError(f"versions {before} -> {mine['version']}/{theirs['version']}")
+        stats.actions += 1
+
+    async def play(self, stats: Stats, until: float, pace: float) -> None:
+        try:
+            if pace:  # rooms start at random moments, not all in the same instant
+                await asyncio.sleep(pace * self.rng.random())
+            while not stats.stop and time.monotonic() < until:
+                await self.step(stats)
+                if pace:
+                    await asyncio.sleep(pace * (0.5 + self.rng.random()))
+        except (LoadError, ConnectionClosed, TimeoutError, KeyError, ValueError) as exc:
+            stats.error(f"room {self.index}: {exc!r}")
+
+    async def closed_code(self) -> list[int | None]:
+        """After SIGTERM: read each socket to its close; the close codes received."""
+        codes: list[int | None] = []
+        for seat in self.seats:
+            try:
+                while True:
+                    await asyncio.wait_for(seat.ws.recv(), RECV_TIMEOUT)
+            except ConnectionClosed as exc:
+                codes.append(exc.rcvd.code if exc.rcvd is not None else None)
+            except TimeoutError:
+                codes.append(None)
+        return codes
+
+
+def start_server(port: int, rooms: int, log_path: Path) -> subprocess.Popen[bytes]:
+    env = {
+        **os.environ,
+        "PIQUET_HOST": HOST,
+        "PIQUET_PORT": str(port),
+        "PIQUET_COMPUTER_DELAY": "0",
+        "PIQUET_COMPUTER_EXCHANGE_DELAY": "0",
+        "PIQUET_RATE_LIMIT_PER_SECOND": "1000000",
+        "PIQUET_RATE_LIMIT_BURST": "1000000",
+        "PIQUET_MAX_ROOMS": str(rooms + 50),
+        "PIQUET_LOG_LEVEL": "warning",
+    }
+    with log_path.open("wb") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env,
+                                stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            if httpx.get(f"http://{HOST}:{port}/healthz", trust_env=False).is_success:
+                return proc
+        except httpx.TransportError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            raise SystemExit(f"the server did not start:\n{log_path.read_text()}")
+        time.sleep(0.05)
+
+
+async def make_rooms(base: str, ws_base: str, count: int, deflate: bool,
+                     first_index: int = 0) -> list[Room]:
+    gate = asyncio.Semaphore(32)  # handshakes at once
+
+    async def one(http: httpx.AsyncClient, index: int) -> Room:
+        async with gate:
+            made = (await http.post("/api/rooms", json={"opponent": "friend"})).json()
+            joined = (await http.post(f"/api/rooms/{made['room_id']}/join")).json()
+            room = Room(index, made["room_id"], (made["token"], joined["token"]))
+            await room.open(ws_base, deflate)
+            return room
+
+    limits = httpx.Limits(max_connections=32)
+    async with httpx.AsyncClient(base_url=base, trust_env=False, limits=limits) as http:
+        return list(await asyncio.gather(*(one(http, first_index + i) for i in range(count))))
+
+
+async def run(args: argparse.Namespace, proc: subprocess.Popen[bytes], port: int) -> dict[str, Any]:
+    base, ws_base = f"http://{HOST}:{port}", f"ws://{HOST}:{port}"
+    deflate = not args.no_deflate
+    # Warm up (imports, first views, pydantic) so the baseline holds them, not the rooms.
+    warm = (await make_rooms(base, ws_base, 2, deflate, first_index=10**6))
+    warm_stats = Stats()
+    for room in warm:
+        for _ in range(150):
+            await room.step(warm_stats)
+        for seat in room.seats:
+            await seat.ws.close()
+    await asyncio.sleep(1.0)
+    baseline = rss_kb(proc.pid)
+
+    t0 = time.monotonic()
+    rooms = await asyncio.wait_for(make_rooms(base, ws_base, args.rooms, deflate), SETUP_SECONDS)
+    setup_s = time.monotonic() - t0
+    await asyncio.sleep(0.5)
+    connected = rss_kb(proc.pid)
+
+    stats = Stats()
+    peak = connected
+    server_cpu0, client_cpu0 = cpu_seconds(proc.pid), cpu_seconds(os.getpid())
+    started = time.monotonic()
+    until = started + args.seconds
+    tasks = [asyncio.create_task(room.play(stats, until, args.pace)) for room in rooms]
+    while time.monotonic() < until and not all(t.done() for t in tasks):
+        await asyncio.sleep(0.5)
+        peak = max(peak, rss_kb(proc.pid))
+    stats.stop = True
+    _, pending = await asyncio.wait(tasks, timeout=RECV_TIMEOUT + 5)
+    for task in pending:
+        task.cancel()
+        stats.error("a room did not finish its last action")
+    elapsed = time.monotonic() - started
+    server_cpu = cpu_seconds(proc.pid) - server_cpu0
+    client_cpu = cpu_seconds(os.getpid()) - client_cpu0
+    peak = max(peak, rss_kb(proc.pid))
+    health = httpx.get(f"{base}/healthz", trust_env=False).json()
+
+    # Shutdown with every socket open: each should get 1012.
+    proc.send_signal(signal.SIGTERM)
+    codes: list[int | None] = []
+    for room_codes in await asyncio.gather(*(room.closed_code() for room in rooms)):
+        codes += room_codes
+    try:
+        exit_code: int | None = proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        exit_code = None
+
+    return {
+        "stats": stats, "elapsed": elapsed, "setup_s": setup_s, "baseline": baseline,
+        "connected": connected, "peak": peak, "server_cpu": server_cpu,
+        "client_cpu": client_cpu, "health": health, "codes": codes, "exit_code": exit_code,
+    }
+
+
+def report(args: argparse.Namespace, r: dict[str, Any]) -> int:
+    stats: Stats = r["stats"]
+    k = args.rooms
+    rate = stats.actions / r["elapsed"] if r["elapsed"] else 0.0
+    per_room_idle = (r["connected"] - r["baseline"]) / k
+    per_room = (r["peak"] - r["baseline"]) / k
+    ok_1012 = sum(1 for c in r["codes"] if c == 1012)
+    others = sorted({str(c) for c in r["codes"] if c != 1012})
+    print(f"rooms {k} ({2 * k} sockets, one client process, one event loop), "
+          f"permessage-deflate {'off' if args.no_deflate else 'on'}, "
+          f"pace {args.pace} s; set-up {r['setup_s']:.1f} s")
+    print(f"play {r['elapsed']:.1f} s: {stats.actions} actions, {stats.parties} parties "
+          f"finished, {rate:.0f} actions/s; server /healthz rooms={r['health']['rooms']}")
+    print(f"round trip (action -> own state) p50 {pct(stats.round_trips, .5):.1f} ms, "
+          f"p99 {pct(stats.round_trips, .99):.1f} ms, max {pct(stats.round_trips, 1):.1f} ms; "
+          f"relay (-> other seat's state) p50 {pct(stats.relays, .5):.1f} ms, "
+          f"p99 {pct(stats.relays, .99):.1f} ms")
+    print(f"server RSS: {r['baseline'] / 1024:.1f} MiB before the rooms, "
+          f"{r['connected'] / 1024:.1f} MiB with {k} rooms connected "
+          f"({per_room_idle:.1f} KiB/room), peak {r['peak'] / 1024:.1f} MiB in play "
+          f"({per_room:.1f} KiB/room)")
+    print(f"CPU during play: server {r['server_cpu']:.1f} s "
+          f"({100 * r['server_cpu'] / r['elapsed']:.0f}% of a core), client "
+          f"{r['client_cpu']:.1f} s ({100 * r['client_cpu'] / r['elapsed']:.0f}%)")
+    print(f"shutdown (SIGTERM): {ok_1012}/{len(r['codes'])} sockets closed with 1012"
+          + (f", others: {', '.join(others)}" if others else "")
+          + f"; server exit code {r['exit_code']}")
+    if stats.sent_at:
+        first = min(stats.sent_at)
+        windows: dict[int, list[float]] = {}
+        for at, rtt in zip(stats.sent_at, stats.round_trips, strict=True):
+            windows.setdefault(int((at - first) // 10), []).append(rtt)
+        print("p99 by 10 s of play: " + ", ".join(
+            f"{pct(windows[w], .99):.0f}" for w in sorted(windows)) + " ms")
+    for sample in stats.error_samples:
+        print(f"error: {sample}")
+    print(f"load rooms={k} actions/s={rate:.0f} p50={pct(stats.round_trips, .5):.1f}ms "
+          f"p99={pct(stats.round_trips, .99):.1f}ms errors={stats.errors} "
+          f"parties={stats.parties} mem/room={per_room:.1f}KiB "
+          f"shutdown_1012={ok_1012}/{len(r['codes'])}")
+    return 0 if stats.errors == 0 and ok_1012 == len(r["codes"]) else 1
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rooms", type=int, default=100, help="rooms at once (K)")
+    parser.add_argument("--seconds", type=float, default=30, help="length of the play phase")
+    parser.add_argument("--pace", type=float, default=0.0,
+                        help="mean pause in seconds between a room's actions (0: none)")
+    parser.add_argument("--no-deflate", action="store_true",
+                        help="do not offer permessage-deflate (browsers do offer it)")
+    args = parser.parse_args()
+    port = free_port()
+    with tempfile.TemporaryDirectory() as tmp:
+        log_path = Path(tmp) / "server.log"
+        proc = start_server(port, args.rooms, log_path)
+        try:
+            budget = SETUP_SECONDS + args.seconds + 4 * RECV_TIMEOUT + 60
+            result = asyncio.run(asyncio.wait_for(run(args, proc, port), budget))
+        finally:
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+        log_text = log_path.read_text()
+        problems = [line for line in log_text.splitlines()
+                    if "ERROR" in line or "Traceback" in line]
+        for line in problems[:5]:
+            print(f"server log: {line}")
+        code = report(args, result)
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+    raise SystemExit(code)
+
+
+if __name__ == "__main__":
+    main()

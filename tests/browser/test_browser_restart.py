@@ -1,0 +1,120 @@
+"""The page when the server goes away and comes back, and the closes after which the page
+stops rather than reconnecting in a loop (4404, 4409, 4410; docs/protocol.md)."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+from browserkit import Seat, launch, phase_is, start_table, stop
+
+ROOT_JS = "document.getElementById('table')"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def count_sockets(seat: Seat) -> list[str]:
+    """The WebSockets this page opens from now on."""
+    opened: list[str] = []
+    seat.page.on("websocket", lambda ws: opened.append(ws.url))
+    return opened
+
+
+def wait_connection(seat: Seat, status: str, timeout_s: float = 30) -> None:
+    seat.page.wait_for_function(f"{ROOT_JS}.dataset.connection === '{status}'",
+                                timeout=timeout_s * 1000)
+
+
+def test_a_restart_shows_the_banner_then_says_the_table_is_gone(
+    open_seat, watch, tmp_path: Path
+) -> None:
+    watch.allow("console", "WebSocket connection to")  # the tries while the server is down
+    port = _free_port()
+    log = tmp_path / "server.log"
+    proc, base = launch("app", log, port=port)
+    try:
+        seat = open_seat(base_url=base)
+        start_table(seat)
+        seat.play_until(phase_is("exchange", "declare", "play"))
+        banner = seat.page.locator("#conn-banner")
+        assert not banner.is_visible()
+        opened = count_sockets(seat)
+
+        stop(proc)  # SIGTERM: uvicorn closes the page's socket with 1012
+        banner.wait_for(state="visible", timeout=10000)
+        assert "Connection lost. Reconnecting" in banner.inner_text()
+        assert seat.attrs()["connection"] == "lost"
+        seat.page.wait_for_timeout(1500)  # a try or two against the stopped server
+
+        proc, _ = launch("app", log, port=port)  # the same address, but rooms were in memory
+        wait_connection(seat, "closed")
+        text = banner.inner_text()
+        assert "This table no longer exists" in text and "Reconnecting" not in text
+        link = banner.locator("a.conn-action")
+        assert link.get_attribute("href") == "/"
+        assert link.inner_text() == "Start a new table"
+        assert opened, "the page never tried to reconnect"
+        tries = len(opened)
+        seat.page.wait_for_timeout(3000)
+        assert len(opened) == tries, "the page keeps reconnecting to a table that is gone"
+
+        link.click()  # and the way on works
+        seat.page.wait_for_url(f"{base}/")
+        seat.page.click("button[data-opponent=computer]")
+        seat.page.wait_for_url("**/r/**")
+        seat.wait_ready()
+        wait_connection(seat, "open")
+        assert not banner.is_visible()
+    finally:
+        stop(proc)
+
+
+def test_a_newer_window_takes_the_seat_and_the_old_one_stops(open_seat) -> None:
+    """More windows of one seat than the server keeps (4): the oldest is closed 4409,
+    says so, and waits for the person; its button takes the seat back."""
+    first = open_seat()
+    start_table(first)
+    opened = count_sockets(first)
+    context = first.page.context
+    others = []
+    for _ in range(4):
+        page = context.new_page()
+        page.goto(first.page.url)
+        other = Seat(page).listen()
+        other.wait_ready()
+        others.append(other)
+    wait_connection(first, "closed", 15)
+    banner = first.page.locator("#conn-banner")
+    assert "open in another window" in banner.inner_text()
+    again = banner.locator("button.conn-action")
+    assert again.inner_text() == "Play in this window"
+    first.page.wait_for_timeout(2500)
+    assert opened == [], "the replaced window reconnected by itself"
+
+    again.click()  # by hand: it takes the seat back, and the oldest other window stops
+    wait_connection(first, "open", 15)
+    assert not banner.is_visible()
+    wait_connection(others[0], "closed", 15)
+    for other in others[1:]:
+        assert other.attrs()["connection"] == "open"
+
+
+def test_an_expired_table_says_so_and_stops(open_seat, tmp_path: Path) -> None:
+    proc, base = launch("app", tmp_path / "server.log", PIQUET_ROOM_IDLE_SECONDS="2",
+                        PIQUET_SWEEP_INTERVAL="0.2")
+    try:
+        seat = open_seat(base_url=base)
+        start_table(seat)
+        opened = count_sockets(seat)
+        wait_connection(seat, "closed", 20)  # nobody plays: 4410
+        banner = seat.page.locator("#conn-banner")
+        assert "This table has expired" in banner.inner_text()
+        assert banner.locator("a.conn-action").get_attribute("href") == "/"
+        seat.page.wait_for_timeout(2500)
+        assert opened == [], "the page reconnected to an expired table"
+    finally:
+        stop(proc)
