@@ -32,6 +32,7 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
         "port": settings.port,
         "log_level": settings.log_level,
         "ws_max_size": settings.ws_max_frame_bytes,
+        "ws_per_message_deflate": settings.ws_deflate,
         "proxy_headers": True,
     }
 

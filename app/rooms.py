@@ -44,7 +44,7 @@ COMPUTER_SEAT = 1
 # Ids a seat has used are remembered up to this many (a partie is a few hundred actions),
 # so a long-lived room cannot grow without end; a replay of a forgotten id is still
 # refused, by its stale version.
-REMEMBERED_IDS = 2048
+REMEMBERED_IDS = 256
 
 
 def new_room_id() -> str:
