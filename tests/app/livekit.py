@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from tablekit import HoldsState
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.client import ClientProtocol
 from websockets.exceptions import ConnectionClosed
@@ -128,7 +129,7 @@ def cookie(room_id: str, token: str) -> dict[str, str]:
     return {"Cookie": f"piquet_seat_{room_id}={token}"}
 
 
-class LiveSeat:
+class LiveSeat(HoldsState):
     """One seat's real WebSocket (the `websockets` client)."""
 
     def __init__(self, ws: ClientConnection) -> None:
@@ -146,18 +147,6 @@ class LiveSeat:
                            proxy=None, open_timeout=10, **kw)
         return cls(ws)
 
-    @property
-    def view(self) -> Json:
-        view: Json = self.state["view"]
-        return view
-
-    @property
-    def seat(self) -> int:
-        return int(self.state["room"]["seat"])
-
-    @property
-    def version(self) -> int:
-        return int(self.state["version"])
 
     async def recv(self, timeout: float = 10) -> Json:
         frame: Json = json.loads(await asyncio.wait_for(self.ws.recv(), timeout))

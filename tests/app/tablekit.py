@@ -125,7 +125,26 @@ def room_of(client: TestClient, room_id: str) -> Room:
     return room  # type: ignore[no-any-return]
 
 
-class SeatSocket:
+class HoldsState:
+    """A client that keeps the last `state` frame it got: its view, seat and version."""
+
+    state: Json
+
+    @property
+    def view(self) -> Json:
+        view: Json = self.state["view"]
+        return view
+
+    @property
+    def seat(self) -> int:
+        return int(self.state["room"]["seat"])
+
+    @property
+    def version(self) -> int:
+        return int(self.state["version"])
+
+
+class SeatSocket(HoldsState):
     """One seat's WebSocket through the TestClient, keeping every frame it got."""
 
     def __init__(
@@ -167,18 +186,6 @@ class SeatSocket:
             ws, self.ws = self.ws, None
             ws.__exit__(None, None, None)
 
-    @property
-    def seat(self) -> int:
-        return int(self.state["room"]["seat"])
-
-    @property
-    def view(self) -> Json:
-        view: Json = self.state["view"]
-        return view
-
-    @property
-    def version(self) -> int:
-        return int(self.state["version"])
 
     def raw(self, timeout: float = 10) -> dict[str, Any]:
         """The next ASGI message to the client (a frame or a close), or TimeoutError."""

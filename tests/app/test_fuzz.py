@@ -37,7 +37,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from livekit import live_server
 from pydantic import ValidationError
-from tablekit import SeatSocket, TestClient, join, new_room, pick, room_of, serve
+from tablekit import HoldsState, SeatSocket, TestClient, join, new_room, pick, room_of, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
@@ -183,7 +183,7 @@ class Closed(Exception):
 TRACE: list[str] = []  # the latest inputs and frames, shown when a check fails
 
 
-class Link:
+class Link(HoldsState):
     """One seat's socket: raw sends, and frames received (the log kept as the page does)."""
 
     def __init__(self) -> None:
@@ -207,18 +207,6 @@ class Link:
             self.state = frame
         return frame
 
-    @property
-    def view(self) -> Json:
-        view: Json = self.state["view"]
-        return view
-
-    @property
-    def seat(self) -> int:
-        return int(self.state["room"]["seat"])
-
-    @property
-    def version(self) -> int:
-        return int(self.state["version"])
 
     def replies(self, pongs: int = 1) -> list[Json]:
         """Send a ping; every frame up to its pong (the `pongs`-th), presence left out."""

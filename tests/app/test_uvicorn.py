@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 import pytest
-from tablekit import next_move, pick
+from tablekit import HoldsState, next_move, pick
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
@@ -69,26 +69,13 @@ def server() -> Iterator[Server]:
     proc.stdout.close()
 
 
-class Seat:
+class Seat(HoldsState):
     """One seat's real WebSocket."""
 
     def __init__(self, ws: ClientConnection) -> None:
         self.ws = ws
         self.state: dict[str, Any] = {}
         self.ids = 0
-
-    @property
-    def view(self) -> dict[str, Any]:
-        view: dict[str, Any] = self.state["view"]
-        return view
-
-    @property
-    def seat(self) -> int:
-        return int(self.state["room"]["seat"])
-
-    @property
-    def version(self) -> int:
-        return int(self.state["version"])
 
     async def expect(self, kind: str) -> dict[str, Any]:
         while True:
