@@ -5,7 +5,7 @@ export UV_PYTHON_DOWNLOADS := never
 UV := .tools/bin/uv
 PY := .venv/bin/python
 
-.PHONY: run test lint typecheck unit browser-deps bench clean
+.PHONY: run test lint lock browser-deps bench clean
 
 .tools/bin/uv:
 	python3 -m venv .tools
@@ -15,7 +15,8 @@ PY := .venv/bin/python
 	$(UV) sync --frozen --extra test --python python3
 	touch $@
 
-uv.lock: pyproject.toml $(UV)
+# After changing pyproject.toml's dependencies: `make lock`, and commit uv.lock.
+lock: $(UV)
 	$(UV) lock --python python3
 
 run: .venv/.synced
