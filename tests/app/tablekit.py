@@ -452,3 +452,32 @@ class LeakCheck:
                 continue
             bad = leaks_in(line["text"], forbidden)
             assert not bad, f"seat {seat} log line {line} shows {bad}"
+
+
+def checked_friend_partie(
+    client: TestClient, history: History, rng: random.Random, *, reconnect_rate: float
+) -> tuple[int, int]:
+    """A friend partie whose every frame goes through LeakCheck, a seat now and then
+    dropping and reconnecting (its first frame after is checked like any other).
+    Returns the actions taken and the frames checked."""
+    made = new_room(client, "friend")
+    room_id = made["room_id"]
+    check = LeakCheck(client, room_id, history)
+    a = SeatSocket(client, room_id, made["token"], on_frame=check)
+    b = SeatSocket(client, room_id, join(client, room_id)["token"], on_frame=check)
+    a.connect()
+    b.connect()
+    a.expect("presence")
+
+    def now_and_then_reconnect(step: int) -> None:
+        if rng.random() < reconnect_rate:
+            sock, other = (a, b) if rng.random() < 0.5 else (b, a)
+            sock.close()
+            other.expect("presence")
+            sock.connect()
+            other.expect("presence")
+
+    actions = play_friend_partie(a, b, rng, between=now_and_then_reconnect)
+    a.close()
+    b.close()
+    return actions, check.frames

@@ -14,6 +14,7 @@ from tablekit import (
     LeakCheck,
     SeatSocket,
     TestClient,
+    checked_friend_partie,
     forbidden_cards,
     join,
     leaks_in,
@@ -41,26 +42,8 @@ def test_the_checker_sees_a_leak() -> None:
 def test_no_leak_between_two_seats_over_a_partie(
     client: TestClient, history: History, seed: int
 ) -> None:
-    made = new_room(client, "friend")
-    room_id = made["room_id"]
-    check = LeakCheck(client, room_id, history)
-    a = SeatSocket(client, room_id, made["token"], on_frame=check)
-    b = SeatSocket(client, room_id, join(client, room_id)["token"], on_frame=check)
-    a.connect()
-    b.connect()
-    a.expect("presence")
-    rng = random.Random(seed)
-
-    def now_and_then_reconnect(step: int) -> None:
-        if rng.random() < 0.04:
-            sock, other = (a, b) if rng.random() < 0.5 else (b, a)
-            sock.close()
-            other.expect("presence")
-            sock.connect()  # its first frame is checked like any other
-            other.expect("presence")
-
-    play_friend_partie(a, b, rng, between=now_and_then_reconnect)
-    assert check.frames > 200
+    _, frames = checked_friend_partie(client, history, random.Random(seed), reconnect_rate=0.04)
+    assert frames > 200
 
 
 def test_no_leak_to_the_person_playing_the_computer(templates_dir: Path) -> None:

@@ -31,37 +31,16 @@ from tablekit import (  # noqa: E402
     LeakCheck,
     SeatSocket,
     TestClient,
-    join,
+    checked_friend_partie,
     new_room,
     play_computer_partie,
-    play_friend_partie,
     serve,
     write_stand_ins,
 )
 
 
 def friend_partie(client: TestClient, history: History, rng: random.Random) -> tuple[int, int]:
-    made = new_room(client, "friend")
-    room_id = made["room_id"]
-    check = LeakCheck(client, room_id, history)
-    a = SeatSocket(client, room_id, made["token"], on_frame=check)
-    b = SeatSocket(client, room_id, join(client, room_id)["token"], on_frame=check)
-    a.connect()
-    b.connect()
-    a.expect("presence")
-
-    def now_and_then_reconnect(step: int) -> None:
-        if rng.random() < 0.02:
-            sock, other = (a, b) if rng.random() < 0.5 else (b, a)
-            sock.close()
-            other.expect("presence")
-            sock.connect()  # its first frame is checked like any other
-            other.expect("presence")
-
-    actions = play_friend_partie(a, b, rng, between=now_and_then_reconnect)
-    a.close()
-    b.close()
-    return actions, check.frames
+    return checked_friend_partie(client, history, rng, reconnect_rate=0.02)
 
 
 def computer_partie(client: TestClient, history: History,
