@@ -5,7 +5,8 @@
 Starts two servers itself, with the same uvicorn settings: the table (`python -m app`,
 computer delay 0, rate limit off) and a bare WebSocket echo app defined here. Two
 scripted seats play friend parties from `legal`; each sample is the time from sending
-an action to the acting seat receiving the new state. The echo sample is the time
+an action to the acting seat receiving the new state (the frame's arrival, before the
+client parses it). The echo sample is the time
 from sending a message of the same size to getting it back. Blocks of the two are
 interleaved so drift on a shared machine hits both alike. The last line prints p50
 and p99 of both and their ratio (target: table p50 within 2x of echo p50).
@@ -96,9 +97,12 @@ class Seat:
         self.state: dict[str, Any] = {}
         self.last_size = 0
 
-    async def next_state(self) -> dict[str, Any]:
+    async def next_state(self) -> tuple[dict[str, Any], float]:
+        """The next state frame, and when it arrived: before this client parses it, as
+        the echo client's clock stops before it looks at what came back."""
         while True:
             text = await self.ws.recv()
+            arrived = time.perf_counter()
             frame = json.loads(text)
             if frame["type"] == "error":
                 raise RuntimeError(frame)
@@ -107,7 +111,7 @@ class Seat:
             if frame["type"] == "state":
                 self.state = frame
                 self.last_size = len(text)
-                return frame
+                return frame, arrived
 
 
 def pick(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
@@ -166,8 +170,8 @@ class Table:
         self.action_bytes.append(len(text))
         start = time.perf_counter()
         await who.ws.send(text)
-        frame = await who.next_state()
-        elapsed = time.perf_counter() - start
+        frame, arrived = await who.next_state()
+        elapsed = arrived - start
         self.state_bytes.append(who.last_size)
         await other.next_state()
         if frame["version"] != other.state["version"]:
