@@ -12,6 +12,7 @@ from fastapi import APIRouter, Form, Request, Response
 from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 
+import engine
 from app.rooms import RoomRegistry, RoomsFullError
 from app.ws import seat_cookie
 
@@ -124,6 +125,7 @@ async def table(request: Request, room_id: str) -> Response:
         "seat": seat,
         "opponent": room.opponent,
         "room_url": str(request.url_for("table", room_id=room_id)),
+        "card_names": engine.CARD_NAMES,
     }
     response = _templates(request).TemplateResponse(request, "table.html", context)
     assert token is not None

@@ -11,6 +11,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from engine.cards import CARD_NAMES
+
 Opponent = Literal["computer", "friend"]
 
 ErrorCode = Literal[
@@ -148,4 +150,6 @@ def json_schema() -> dict[str, Any]:
         "description": "See docs/protocol.md. Each message is a JSON object tagged by `type`.",
         "client_to_server": client_message_adapter.json_schema(),
         "server_to_client": server_message_adapter.json_schema(),
+        # Views write cards by code ("QH", "10S"); their names in words, for every card.
+        "card_names": CARD_NAMES,
     }

@@ -13,7 +13,7 @@ from engine.actions import (
     See,
     parse_action,
 )
-from engine.cards import DECK, Card, Rank, Suit
+from engine.cards import CARD_NAMES, DECK, Card, Rank, Suit
 from engine.combos import Category, Combo
 from engine.errors import IllegalActionError, MalformedActionError, OutOfTurnError, PiquetError
 from engine.rules import DiscardRule, apply, legal, legal_json, new_partie, replay, rubicon
@@ -23,6 +23,7 @@ from engine.view import deal_log, view
 legal_actions = legal
 
 __all__ = [
+    "CARD_NAMES",
     "DECK",
     "Action",
     "Answer",

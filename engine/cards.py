@@ -83,7 +83,7 @@ _LETTER_SUIT = {s.letter: s for s in Suit}
 class Card:
     """One card. `Card.parse("QH")`, `str(card) == "QH"`, `card.name == "Queen of Hearts"`."""
 
-    __slots__ = ("_str", "index", "name", "pips", "rank", "suit")
+    __slots__ = ("code", "index", "name", "pips", "rank", "suit")
     _interned: ClassVar[dict[tuple[Suit, Rank], Card]] = {}
 
     suit: Suit
@@ -91,7 +91,7 @@ class Card:
     index: int
     name: str
     pips: int
-    _str: str
+    code: str  # "QH", "10S": how the view and the protocol write it
 
     def __new__(cls, rank: Rank, suit: Suit) -> Card:
         card = cls._interned.get((suit, rank))
@@ -103,7 +103,7 @@ class Card:
             card.index = int(suit) * 8 + (Rank.ACE - rank)
             card.name = f"{rank.title} of {suit.title}"
             card.pips = rank.pips
-            card._str = f"{rank.symbol}{suit.letter}"
+            card.code = f"{rank.symbol}{suit.letter}"
             cls._interned[(suit, rank)] = card
         return card
 
@@ -121,10 +121,10 @@ class Card:
         return card
 
     def __str__(self) -> str:
-        return self._str
+        return self.code
 
     def __repr__(self) -> str:
-        return f"Card.parse({self._str!r})"
+        return f"Card.parse({self.code!r})"
 
     def __hash__(self) -> int:
         return self.index
@@ -137,7 +137,10 @@ class Card:
 
 
 DECK: tuple[Card, ...] = tuple(Card(r, s) for s in Suit for r in sorted(Rank, reverse=True))
-_BY_STRING: dict[str, Card] = {str(c): c for c in DECK}
+_BY_STRING: dict[str, Card] = {c.code: c for c in DECK}
+# Every card's name in words, by its code: the table page and /protocol.json carry it
+# once, so a view names cards by code only.
+CARD_NAMES: dict[str, str] = {c.code: c.name for c in DECK}
 
 
 def parse_cards(items: Iterable[str]) -> tuple[Card, ...]:

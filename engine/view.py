@@ -6,26 +6,18 @@ rest of elder's five (elder only). Combination cards appear only once shown.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
-from engine.cards import Card
 from engine.rules import legal_json
-from engine.state import State, Step
+from engine.state import ComboRecord, State, Step
 
 
 def view(state: State, seat: int, *, log: bool = True) -> dict[str, Any]:
     """Everything `seat` may see now. `log=False` leaves out the log (a server that sends
-    each line once asks `deal_log` for the new lines instead)."""
+    each line once asks `deal_log` for the new lines instead). Cards are written by code
+    ("QH"); `CARD_NAMES` names them in words."""
     s = state
     other = 1 - seat
-    seen: list[Card] = []  # every card this view names, for card_names
-
-    def cards(cs: Iterable[Card]) -> list[str]:
-        listed = list(cs)
-        seen.extend(listed)
-        return [str(c) for c in listed]
-
     in_deal = s.deal_number > 0 and s.step is not Step.CHOOSE_DEALER
     deal = s.deal_scores() if in_deal else (0, 0)
     sheet = [list(r) for r in s.sheet]
@@ -42,34 +34,25 @@ def view(state: State, seat: int, *, log: bool = True) -> dict[str, Any]:
         "dealer": s.dealer,
         "elder": elder,
         "role": s.role(seat),
-        "cut": None if s.cut is None else {"cards": cards(s.cut), "winner": s.cut_winner},
-        "hand": cards(s.hands[seat]),
-        "discards": cards(s.discards[seat]),
-        "seen_stock": cards(s.seen_stock) if seat == elder else [],
+        "cut": None if s.cut is None
+        else {"cards": [c.code for c in s.cut], "winner": s.cut_winner},
+        "hand": [c.code for c in s.hands[seat]],
+        "discards": [c.code for c in s.discards[seat]],
+        "seen_stock": [c.code for c in s.seen_stock] if seat == elder else [],
         "opponent_hand_count": len(s.hands[other]),
         "stock_count": len(s.stock),
-        "exposed_stock": cards(s.exposed),
+        "exposed_stock": [c.code for c in s.exposed],
         "took": list(s.took),
-        "trick": {"leader": s.trick_leader,
-                  "cards": [[c, p] for c, p in zip(cards(c for c, _ in s.trick),
-                                                   (p for _, p in s.trick), strict=True)]}
+        "trick": {"leader": s.trick_leader, "cards": [[c.code, p] for c, p in s.trick]}
         if s.trick else None,
-        "tricks": [{"leader": t.leader,
-                    "cards": [[c, p] for c, p in zip(cards(c for c, _ in t.cards),
-                                                     (p for _, p in t.cards), strict=True)],
+        "tricks": [{"leader": t.leader, "cards": [[c.code, p] for c, p in t.cards],
                     "winner": t.winner} for t in s.tricks],
         "tricks_won": list(s.tricks_won),
         "declarations": [{"category": d.category.word, "outcome": d.outcome.value,
                           "said": list(d.said)} for d in s.declarations] if in_deal else [],
-        "combos": [{"id": i, "seat": r.seat, "category": r.combo.category.word,
-                    # The full words only to the owner, or once shown; else what was said.
-                    "label": r.combo.label if r.shown or r.seat == seat
-                    else r.public[0].upper() + r.public[1:],
-                    "points": r.combo.score if r.status == "scored" else 0,
-                    "status": r.status, "shown": r.shown,
-                    "cards": cards(r.combo.cards) if r.shown or r.seat == seat else None}
-                   for i, r in enumerate(s.combos)],
-        "shown": [{"seat": x.seat, "what": x.what, "cards": cards(x.cards)} for x in s.shown],
+        "combos": [_combo(i, r, seat) for i, r in enumerate(s.combos)],
+        "shown": [{"seat": x.seat, "what": x.what, "cards": [c.code for c in x.cards]}
+                  for x in s.shown],
         "scores": {"deal": list(deal), "partie": list(s.partie_scores()), "sheet": sheet},
         "bonuses": [{"seat": b[0], "kind": b[1], "points": b[2]} for b in s.bonuses],
         "result": None if s.result is None else {
@@ -79,9 +62,17 @@ def view(state: State, seat: int, *, log: bool = True) -> dict[str, Any]:
     if log:
         v["log"] = deal_log(s)
     v["legal"] = legal_json(s, seat)
-    # Every card the view names, with its name in words (the hand holds the legal plays).
-    v["card_names"] = {str(c): c.name for c in seen}
     return v
+
+
+def _combo(i: int, r: ComboRecord, seat: int) -> dict[str, Any]:
+    # The full words and the cards only to the owner, or once shown; else what was said.
+    known = r.shown or r.seat == seat
+    return {"id": i, "seat": r.seat, "category": r.combo.category.word,
+            "label": r.combo.label if known else r.public[0].upper() + r.public[1:],
+            "points": r.combo.score if r.status == "scored" else 0,
+            "status": r.status, "shown": r.shown,
+            "cards": [c.code for c in r.combo.cards] if known else None}
 
 
 def deal_log(state: State, start: int = 0) -> list[dict[str, Any]]:

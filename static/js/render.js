@@ -14,6 +14,9 @@ const BONUS_NAMES = {
 };
 const CATEGORY_NAMES = { point: "Point", sequence: "Sequence", set: "Set" };
 export const PROMINENT_BONUSES = ["carte_blanche", "repique", "pique", "capot"];
+// "QH" -> "Queen of Hearts", for all 32 cards: sent once with the page (#card-names),
+// since state messages write cards by code only.
+const CARD_NAMES = JSON.parse(document.getElementById("card-names")?.textContent || "{}");
 
 /** h("button", {class: "x", "data-action": 2}, "text", child): a tiny DOM builder. */
 export function h(tag, attrs, ...children) {
@@ -66,7 +69,7 @@ export function context(msg, ui) {
       return seat === me ? `You ${youForm}` : `${names[seat]} ${otherForm}`;
     },
     cardName(code) {
-      return (view.card_names && view.card_names[code]) || code;
+      return CARD_NAMES[code] || code;
     },
   };
 }

@@ -105,6 +105,7 @@ def test_protocol_json_describes_every_message(client: TestClient) -> None:
     for code in ("stale_version", "duplicate_id", "rate_limited", "too_large"):
         assert code in text
     assert schema["client_to_server"]["discriminator"]["propertyName"] == "type"
+    assert len(schema["card_names"]) == 32 and schema["card_names"]["10S"] == "Ten of Spades"
 
 
 def test_static_files_are_served(client: TestClient, tmp_path: Path) -> None:

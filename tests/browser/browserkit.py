@@ -22,6 +22,8 @@ import httpx
 import pytest
 from playwright.sync_api import Page
 
+from engine import CARD_NAMES
+
 ROOT = Path(__file__).resolve().parents[2]
 
 ROOT_ATTRS_JS = "() => ({...document.getElementById('table').dataset})"
@@ -145,7 +147,7 @@ class Seat:
             entry = legal[int(s["i"])]
             assert s["type"] == entry["type"], (s, entry)
             if entry["type"] == "play":
-                assert view["card_names"][entry["card"]] in s["label"], (s, entry)
+                assert CARD_NAMES[entry["card"]] in s["label"], (s, entry)
             elif entry["type"] != "discard":
                 assert s["text"].strip() == entry["label"], (s, entry)
 

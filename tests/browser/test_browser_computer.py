@@ -6,6 +6,8 @@ import json
 
 from browserkit import Seat, phase_is, start_table
 
+from engine import CARD_NAMES
+
 
 def test_a_deal_by_clicks_only(open_seat) -> None:
     seat = open_seat()
@@ -46,8 +48,8 @@ def test_a_deal_by_clicks_only(open_seat) -> None:
     assert seat.hand() == view["hand"]
     for card in view["hand"]:
         el = page.locator(f"#hand [data-card='{card}']")
-        assert el.get_attribute("title") == view["card_names"][card]
-        assert view["card_names"][card] in (el.get_attribute("aria-label") or "")
+        assert el.get_attribute("title") == CARD_NAMES[card]
+        assert CARD_NAMES[card] in (el.get_attribute("aria-label") or "")
     # The counter above the cards.
     counter = page.locator("#counter-deal").inner_text()
     assert f"Deal {view['deal_number']} of 6" in counter

@@ -103,9 +103,9 @@ def test_every_view_is_json_as_it_is() -> None:
 
 def this_deal(v: dict[str, Any]) -> dict[str, Any]:
     """The view less what is no secret now: the log of earlier deals, the cut before the
-    first deal. (`card_names` only names what the rest holds: see the test below.)"""
+    first deal."""
     starts = [i for i, line in enumerate(v["log"]) if line["kind"] == "deal"]
-    rest = {k: x for k, x in v.items() if k not in ("cut", "card_names")}
+    rest = {k: x for k, x in v.items() if k != "cut"}
     return {**rest, "log": v["log"][starts[-1]:] if starts else v["log"]}
 
 
@@ -161,15 +161,19 @@ def test_the_log_is_public_the_same_for_both_seats_in_the_words_said() -> None:
     assert "Quint to the ace" not in texts
 
 
-def test_every_card_in_a_view_is_named_in_words() -> None:
+def test_every_card_a_view_writes_has_its_name_in_card_names() -> None:
+    """A view writes cards by code; CARD_NAMES (sent once, with the page) names all 32."""
+    assert len(engine.CARD_NAMES) == 32
+    assert engine.CARD_NAMES["QH"] == "Queen of Hearts"
+    assert engine.CARD_NAMES["10S"] == "Ten of Spades"
+    for text, name in engine.CARD_NAMES.items():
+        assert engine.Card.parse(text).name == name and str(engine.Card.parse(text)) == text
     for s in scripted_states():
         for seat in (0, 1):
             v = engine.view(s, seat)
-            strings = {c for c in seen({k: v[k] for k in v if k not in ("log", "card_names")})
-                       if c in CARD_STRINGS}
-            assert strings == set(v["card_names"])
-            for text, name in v["card_names"].items():
-                assert engine.Card.parse(text).name == name
+            assert "card_names" not in v
+            strings = {c for c in seen({k: v[k] for k in v if k != "log"}) if c in CARD_STRINGS}
+            assert strings <= set(engine.CARD_NAMES)
 
 
 def test_a_seat_sees_the_rest_of_its_five_and_only_elder_does() -> None:
