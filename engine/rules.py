@@ -248,6 +248,13 @@ def _younger(s: State) -> int:
 
 def legal(s: State, seat: int) -> list[Legal]:
     """What `seat` may do now, each with the words a player would say."""
+    known: list[Legal] | None = s.legal_memo.get(seat)
+    if known is None:
+        known = s.legal_memo[seat] = _legal(s, seat)
+    return list(known)
+
+
+def _legal(s: State, seat: int) -> list[Legal]:
     out: list[Legal] = []
     if s.to_move == seat:
         out.extend(_TURN_LEGAL[s.step](s, seat))

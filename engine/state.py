@@ -7,7 +7,8 @@ shallow copy is a new, independent state; `apply` copies, assigns, returns.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from engine.cards import Card
 from engine.combos import Category, Combo
@@ -180,11 +181,16 @@ class State:
     led: bool  # elder has made the first lead
     events: tuple[ScoreEvent, ...]
     bonuses: tuple[tuple[int, str, int], ...]
+    # `legal(state, seat)` by seat, worked out once: the view lists it and apply checks
+    # against it. A state is never changed once new_partie or apply has returned it.
+    legal_memo: dict[int, Any] = field(default_factory=dict, init=False, repr=False,
+                                       compare=False)
 
     def copy(self) -> State:
         """A new state with the same field values (all immutable, so independent)."""
         new = object.__new__(State)
         new.__dict__.update(self.__dict__)
+        new.legal_memo = {}
         return new
 
     @property
