@@ -51,7 +51,12 @@ class Connection:
         self.closing = False  # no more frames will be queued
         self.dropped = False  # given up on: the room forgets it at once
         self._closer: asyncio.Task[None] | None = None
-        self.last_heard = time.monotonic()
+        self._ticker: asyncio.TimerHandle | None = None
+        self.last_heard = self.last_sent = time.monotonic()
+        # The task reading this socket, and whether it is waiting for a frame just now:
+        # a dropped socket's reader is cancelled only there, never mid-action.
+        self.reader: asyncio.Task[None] | None = None
+        self.receiving = False
         # The log lines this socket had in its last state, to send it only the new ones.
         # Which log window this socket has (match, deal) and how many of its lines.
         self.log_window: tuple[int, int] | None = None
@@ -59,6 +64,21 @@ class Connection:
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"send {self.room_id}/{self.seat}")
+        self._ticker = asyncio.get_running_loop().call_later(self.ping_interval, self._tick)
+
+    def _tick(self) -> None:
+        """Once a ping interval (one timer per socket, not one per frame): ping a socket
+        that was sent nothing for an interval; close one silent for KEEPALIVE_MISSES."""
+        self._ticker = None
+        if self.closing:
+            return
+        now = time.monotonic()
+        if now - self.last_heard > KEEPALIVE_MISSES * self.ping_interval:
+            self.close(CLOSE_KEEPALIVE, "No answer to ping.")
+            return
+        if now - self.last_sent >= self.ping_interval and self._queue.empty():
+            self.send(PING_TEXT)
+        self._ticker = asyncio.get_running_loop().call_later(self.ping_interval, self._tick)
 
     def heard(self) -> None:
         self.last_heard = time.monotonic()
@@ -92,6 +112,10 @@ class Connection:
         self.closing = self.dropped = True
         if self._task is not None:
             self._task.cancel()
+        if self.reader is not None and self.receiving:
+            # Its client may never send again: end the receive loop now. (If the reader is
+            # busy, it sees `dropped` when it is done with its frame.)
+            self.reader.cancel()
         while not self._queue.empty():  # nobody will read these now
             self._queue.get_nowait()
         self._closer = asyncio.create_task(self._close_now(CLOSE_TOO_SLOW, "Too slow to read."))
@@ -104,32 +128,25 @@ class Connection:
     async def stop(self) -> None:
         """The socket has ended: stop the sender task."""
         self.closing = True
+        if self._ticker is not None:
+            self._ticker.cancel()
+            self._ticker = None
         if self._task is not None and not self._task.done():
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
 
-    async def _next(self) -> str | _Close:
-        if not self._queue.empty():
-            return self._queue.get_nowait()
-        try:
-            async with asyncio.timeout(self.ping_interval):
-                return await self._queue.get()
-        except TimeoutError:
-            silent = time.monotonic() - self.last_heard
-            if silent > KEEPALIVE_MISSES * self.ping_interval:
-                return _Close(CLOSE_KEEPALIVE, "No answer to ping.")
-            return PING_TEXT
-
     async def _run(self) -> None:
+        queue = self._queue
         try:
             while True:
-                item = await self._next()
+                item = queue.get_nowait() if not queue.empty() else await queue.get()
                 if isinstance(item, _Close):
                     self.closing = True
                     await self.websocket.close(item.code, item.reason)
                     return
                 await self.websocket.send_text(item)
+                self.last_sent = time.monotonic()
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # the peer went away mid-send: the receive loop cleans up

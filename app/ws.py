@@ -24,6 +24,7 @@ from app.protocol import (
     CLOSE_POLICY,
     CLOSE_UNKNOWN_ROOM,
     ActionMessage,
+    ClientMessage,
     ClientPing,
     NewMatchMessage,
     ServerPong,
@@ -121,8 +122,14 @@ async def table_socket(websocket: WebSocket, room_id: str) -> None:
     )
     log.info("connect room=%s seat=%d peer=%s", room_id, seat, peer)
     room.attach(conn)
+    # The loop runs as a task of its own, which `Connection.drop` may cancel while it
+    # waits for a frame (a client that stopped reading may never send again either).
+    conn.reader = asyncio.create_task(_receive_loop(websocket, room, conn, settings))
     try:
-        await _receive_loop(websocket, room, conn, settings)
+        await conn.reader
+    except asyncio.CancelledError:
+        if not conn.reader.cancelled() or not conn.dropped:
+            raise  # this handler itself was cancelled (shutdown): not ours to swallow
     finally:
         room.detach(conn)
         await conn.stop()
@@ -133,17 +140,12 @@ async def _receive_loop(
     websocket: WebSocket, room: Room, conn: Connection, settings: Settings
 ) -> None:
     limit = RateLimit(settings.rate_limit_per_second, settings.rate_limit_burst)
-    while True:
+    while not conn.dropped:
+        conn.receiving = True
         try:
-            # Woken at least once a ping interval, so that a socket given up on (too slow
-            # to read: `Connection.drop`) ends here even if its client never sends again;
-            # uvicorn then lets the connection go instead of keeping it half alive.
-            async with asyncio.timeout(settings.ping_interval):
-                frame = await websocket.receive()
-        except TimeoutError:
-            if conn.dropped:
-                return
-            continue
+            frame = await websocket.receive()
+        finally:
+            conn.receiving = False
         if frame["type"] == "websocket.disconnect":
             return
         conn.heard()
@@ -171,6 +173,15 @@ async def _receive_loop(
 
 async def _handle_text(room: Room, conn: Connection, text: str) -> None:
     try:
+        # Every well-formed message in one pass; anything else is looked at step by step
+        # below, for an error that says what is wrong.
+        msg = client_message_adapter.validate_json(text)
+    except ValidationError:
+        pass
+    else:
+        await _dispatch(room, conn, msg)
+        return
+    try:
         obj = json.loads(text)
     except ValueError as exc:
         room.refuse(conn, "bad_json", f"Not JSON: {exc}.")
@@ -191,6 +202,12 @@ async def _handle_text(room: Room, conn: Connection, text: str) -> None:
     except ValidationError as exc:
         room.refuse(conn, "bad_message", _describe(exc))
         return
+    # Not reached for a valid message (the one pass above takes it); kept so that a
+    # message the two checks judge differently is still handled, not dropped.
+    await _dispatch(room, conn, msg)
+
+
+async def _dispatch(room: Room, conn: Connection, msg: ClientMessage) -> None:
     if isinstance(msg, ActionMessage | NewMatchMessage):
         await room.act(conn, msg)
     elif isinstance(msg, ClientPing):
