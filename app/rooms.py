@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 import engine
 from app.connection import Connection
 from app.protocol import (
@@ -28,9 +30,6 @@ from app.protocol import (
     NewMatchMessage,
     Opponent,
     PresenceMessage,
-    RoomInfo,
-    SeatPresence,
-    StateMessage,
 )
 
 log = logging.getLogger("piquet.rooms")
@@ -138,18 +137,16 @@ class Room:
     def touch(self) -> None:
         self.last_activity = self.clock()
 
-    def presence(self, viewer: int) -> list[SeatPresence]:
+    def presence(self, viewer: int) -> list[dict[str, Any]]:
+        """Both seats as `viewer` sees them: SeatPresence (app/protocol.py) as plain JSON."""
         out = []
         for number, seat in enumerate(self.seats):
             computer = self.computer is not None and number == COMPUTER_SEAT
-            name = "You" if number == viewer else ("Computer" if computer else "Friend")
-            out.append(
-                SeatPresence(
-                    name=name,
-                    joined=computer or seat.token is not None,
-                    connected=computer or bool(seat.connections),
-                )
-            )
+            out.append({
+                "name": "You" if number == viewer else ("Computer" if computer else "Friend"),
+                "joined": computer or seat.token is not None,
+                "connected": computer or bool(seat.connections),
+            })
         return out
 
     def can_new_match(self) -> bool:
@@ -186,7 +183,8 @@ class Room:
 
     def broadcast_presence(self, skip: Connection | None = None) -> None:
         texts = {
-            viewer: PresenceMessage(seats=self.presence(viewer)).model_dump_json()
+            viewer: PresenceMessage.model_validate({"seats": self.presence(viewer)})
+            .model_dump_json()
             for viewer in (0, 1)
         }
         for conn in self.connections():
@@ -205,20 +203,24 @@ class Room:
         new_log = engine.deal_log(self.state, 0 if reset else conn.log_count)
         conn.log_window = window
         conn.log_count = len(new_log) if reset else conn.log_count + len(new_log)
-        message = StateMessage(
-            version=self.version,
-            view=view,
-            new_log=new_log,
-            log_reset=reset,
-            room=RoomInfo(
-                room_id=self.room_id,
-                opponent=self.opponent,
-                seat=conn.seat,
-                seats=self.presence(conn.seat),
-                can_new_match=self.can_new_match(),
-            ),
-        )
-        self.deliver(conn, message.model_dump_json())
+        # A StateMessage (app/protocol.py), written without building the model: this is
+        # every action's hot path, and the view is plain JSON already. The tests check
+        # every frame against the model.
+        message = {
+            "type": "state",
+            "version": self.version,
+            "view": view,
+            "new_log": new_log,
+            "log_reset": reset,
+            "room": {
+                "room_id": self.room_id,
+                "opponent": self.opponent,
+                "seat": conn.seat,
+                "seats": self.presence(conn.seat),
+                "can_new_match": self.can_new_match(),
+            },
+        }
+        self.deliver(conn, orjson.dumps(message).decode())
 
     async def broadcast_state(self, actor: int | None = None) -> None:
         """Every socket gets its seat's view; the acting seat's first, and it is let go out

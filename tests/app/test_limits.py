@@ -123,7 +123,7 @@ def test_a_socket_too_slow_to_read_is_dropped_and_delays_nobody() -> None:
         await asyncio.sleep(0.05)
         assert stalled.dropped and stalled_ws.closed_with == 1013
         assert room.seats[0].connections == []
-        assert room.presence(1)[0].connected is False
+        assert room.presence(1)[0]["connected"] is False
         states = [f for f in reading_ws.frames if '"type":"state"' in f]
         assert len(states) == 21  # the first state and every change, none held up
         await reading.stop()
