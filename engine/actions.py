@@ -124,7 +124,7 @@ def parse_action(obj: Any) -> Action:
     """The Action a JSON dict describes; MalformedActionError if it describes none."""
     if isinstance(obj, ACTION_TYPES):
         return obj
-    if not isinstance(obj, Mapping):
+    if type(obj) is not dict and not isinstance(obj, Mapping):  # (dict first: ABCs are slow)
         raise MalformedActionError(f"an action must be a JSON object, not {obj!r}")
     kind = obj.get("type")
     if kind == "choose_dealer":

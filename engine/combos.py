@@ -25,7 +25,7 @@ class Category(enum.IntEnum):
 
     @property
     def word(self) -> str:
-        return ("point", "sequence", "set")[self.value]
+        return ("point", "sequence", "set")[self]
 
     @classmethod
     def from_word(cls, word: str) -> Category:
@@ -48,9 +48,12 @@ class Combo:
     category: Category
     cards: tuple[Card, ...]  # sorted, high first
     key: tuple[int, int] = field(init=False, compare=False)
+    # The call in a player's words: "Point of five", "Quart to the king", "Three aces".
+    label: str = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "key", _key(self.category, self.cards))
+        object.__setattr__(self, "label", _label(self.category, self.cards))
 
     @property
     def length(self) -> int:
@@ -70,16 +73,6 @@ class Combo:
         if self.category is Category.SET:
             return self.key[0] * 100 + self.key[1]
         return self.key[stage]
-
-    @property
-    def label(self) -> str:
-        """The call in a player's words: "Point of five", "Quart to the king", "Three aces"."""
-        if self.category is Category.POINT:
-            return f"Point of {NUMBER_WORDS[self.length]}"
-        if self.category is Category.SEQUENCE:
-            top = self.cards[0].rank.title.lower()
-            return f"{SEQUENCE_NAMES[self.length].capitalize()} to the {top}"
-        return f"{NUMBER_WORDS[self.length].capitalize()} {self.cards[0].rank.plural}"
 
     def stage_words(self, stage: int) -> str:
         """What is said publicly at each stage (RULES.md §4 dialogue)."""
@@ -113,6 +106,15 @@ class Combo:
 
     def __str__(self) -> str:
         return f"{self.label} ({' '.join(map(str, self.cards))})"
+
+
+def _label(category: Category, cards: tuple[Card, ...]) -> str:
+    n = len(cards)
+    if category is Category.POINT:
+        return f"Point of {NUMBER_WORDS[n]}"
+    if category is Category.SEQUENCE:
+        return f"{SEQUENCE_NAMES.get(n, 'run').capitalize()} to the {cards[0].rank.title.lower()}"
+    return f"{NUMBER_WORDS[n].capitalize()} {cards[0].rank.plural}" if cards else "Nothing"
 
 
 def _key(category: Category, cards: tuple[Card, ...]) -> tuple[int, int]:

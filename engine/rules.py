@@ -832,7 +832,7 @@ def apply(state: State, seat: int, action: Action | dict[str, Any]) -> State:
     if isinstance(a, Call):
         a = Call(a.category, sort_hand(a.cards))
     options = legal(state, seat)
-    if isinstance(a, See | NextDeal | CarteBlanche):
+    if isinstance(a, (See, NextDeal, CarteBlanche)):  # (a tuple: faster than a union)
         if not any(o == a for o, _ in options):
             raise IllegalActionError(_refusal(state, seat, a))
         s = state.copy()

@@ -22,6 +22,11 @@ class Phase(enum.Enum):
     DEAL_OVER = "deal_over"
     PARTIE_OVER = "partie_over"
 
+    word: str  # == value, as a plain attribute (see Step)
+
+    def __init__(self, word: str) -> None:
+        self.word = word
+
 
 class Step(enum.Enum):
     """Who must do what now; each step has one handler in engine.rules."""
@@ -40,13 +45,14 @@ class Step(enum.Enum):
     DEAL_OVER = ("deal_over", Phase.DEAL_OVER)
     PARTIE_OVER = ("partie_over", Phase.PARTIE_OVER)
 
-    @property
-    def word(self) -> str:
-        return self.value[0]
+    # Plain attributes, not properties over .value: an Enum's .value is a slow descriptor,
+    # and the view reads these on every action.
+    word: str
+    phase: Phase
 
-    @property
-    def phase(self) -> Phase:
-        return self.value[1]
+    def __init__(self, word: str, phase: Phase) -> None:
+        self.word = word
+        self.phase = phase
 
 
 class Reckon(enum.IntEnum):
@@ -71,6 +77,11 @@ class Outcome(enum.Enum):
     YOUNGER = "younger"
     EQUAL = "equal"
     NONE = "none"  # nobody called anything
+
+    word: str  # == value, as a plain attribute (see Step)
+
+    def __init__(self, word: str) -> None:
+        self.word = word
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,11 +227,12 @@ class State:
             s[e.seat] += e.points
         return (s[0], s[1])
 
-    def partie_scores(self) -> tuple[int, int]:
-        """Totals over the finished deals plus the deal in progress."""
+    def partie_scores(self, deal: tuple[int, int] | None = None) -> tuple[int, int]:
+        """Totals over the finished deals plus the deal in progress (its scores may be
+        given, if the caller has them already)."""
         a = sum(r[0] for r in self.sheet)
         b = sum(r[1] for r in self.sheet)
         if self.step not in (Step.DEAL_OVER, Step.PARTIE_OVER) and self.deal_number:
-            d = self.deal_scores()
+            d = self.deal_scores() if deal is None else deal
             a, b = a + d[0], b + d[1]
         return (a, b)

@@ -26,7 +26,7 @@ def view(state: State, seat: int, *, log: bool = True) -> dict[str, Any]:
     elder = s.elder
     v: dict[str, Any] = {
         "seat": seat,
-        "phase": s.phase.value,
+        "phase": s.step.phase.word,
         "step": s.step.word,
         "to_move": s.to_move,
         "deal_number": s.deal_number,
@@ -48,12 +48,13 @@ def view(state: State, seat: int, *, log: bool = True) -> dict[str, Any]:
         "tricks": [{"leader": t.leader, "cards": [[c.code, p] for c, p in t.cards],
                     "winner": t.winner} for t in s.tricks],
         "tricks_won": list(s.tricks_won),
-        "declarations": [{"category": d.category.word, "outcome": d.outcome.value,
+        "declarations": [{"category": d.category.word, "outcome": d.outcome.word,
                           "said": list(d.said)} for d in s.declarations] if in_deal else [],
         "combos": [_combo(i, r, seat) for i, r in enumerate(s.combos)],
         "shown": [{"seat": x.seat, "what": x.what, "cards": [c.code for c in x.cards]}
                   for x in s.shown],
-        "scores": {"deal": list(deal), "partie": list(s.partie_scores()), "sheet": sheet},
+        "scores": {"deal": list(deal), "sheet": sheet,
+                   "partie": list(s.partie_scores(deal if in_deal else None))},
         "bonuses": [{"seat": b[0], "kind": b[1], "points": b[2]} for b in s.bonuses],
         "result": None if s.result is None else {
             "winner": s.result.winner, "totals": list(s.result.totals),
