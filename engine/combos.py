@@ -155,9 +155,10 @@ def natural_calls(category: Category, hand: Sequence[Card]) -> tuple[Combo, ...]
     return _natural_calls(category, tuple(hand))
 
 
-@functools.lru_cache(maxsize=8192)
+@functools.lru_cache(maxsize=256)
 def _natural_calls(category: Category, hand: tuple[Card, ...]) -> tuple[Combo, ...]:
-    # Cached: a hand is asked about many times while declaring (legal, apply, views).
+    # Cached, but only a little: legal() is worked out once per state already, and at
+    # 8,192 entries (~1.3 KiB each) it grew to ~11 MB in a busy server.
     calls: list[Combo] = []
     if category is Category.POINT:
         for cards in by_suit(hand).values():

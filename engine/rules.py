@@ -85,7 +85,7 @@ def new_partie(
     state = State(
         seed=seed, decks=fixed, packet=packet, step=Step.CHOOSE_DEALER, to_move=None,
         cut=None, cut_winner=None, first_dealer=first_dealer, deal_number=0,
-        deals_in_partie=PARTIE_DEALS, dealer=None, sheet=(), log=(), log_start=0, result=None,
+        deals_in_partie=PARTIE_DEALS, dealer=None, sheet=(), log=(), result=None,
         hands=(empty, empty), stock=empty, discards=(empty, empty), took=(None, None),
         seen_stock=empty, carte_blanche=None, carte_blanche_take=None, younger_pending_draw=0,
         expose=False, exposed=empty, declarations=_fresh_declarations(), younger_queue=(),
@@ -172,7 +172,7 @@ def _start_deal(s: State) -> None:
     s.led = False
     s.events = ()
     s.bonuses = ()
-    s.log_start = len(s.log)
+    s.log = ()  # the log is the deal's: earlier deals' lines are on no view, so not kept
     _log(s, s.dealer, "deal", f"Deal {s.deal_number} of {s.deals_in_partie}")
     for seat in (elder, younger):
         if is_carte_blanche(s.hands[seat]):

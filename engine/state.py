@@ -162,8 +162,7 @@ class State:
     deals_in_partie: int
     dealer: int | None
     sheet: tuple[tuple[int, int], ...]  # finished deals' scores
-    log: tuple[LogLine, ...]
-    log_start: int  # index of the current deal's first log line (0 before the first deal)
+    log: tuple[LogLine, ...]  # this deal's lines (before the first deal: the cut's)
     result: Result | None
     # The deal.
     hands: tuple[tuple[Card, ...], tuple[Card, ...]]

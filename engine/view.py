@@ -80,4 +80,4 @@ def deal_log(state: State, start: int = 0) -> list[dict[str, Any]]:
     """The public log of the current deal (before the first deal: the cut), from line
     `start` of it on; `len(deal_log(state))` counts its lines."""
     return [{"seat": x.seat, "role": x.role, "kind": x.kind, "text": x.text, "points": x.points}
-            for x in state.log[state.log_start + start:]]
+            for x in state.log[start:]]
