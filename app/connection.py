@@ -31,6 +31,12 @@ class _Close:
 
 
 class Connection:
+    # Slots, and a list with one waiter instead of an asyncio.Queue (three deques and an
+    # Event, ~2.5 KB): a server holds two of these per room (docs/reliability.md).
+    __slots__ = ("_closer", "_frames", "_task", "_ticker", "_wakeup", "closing", "dropped",
+                 "last_heard", "last_sent", "log_count", "log_window", "ping_interval",
+                 "queue_size", "reader", "receiving", "room_id", "seat", "websocket")
+
     def __init__(
         self,
         websocket: WebSocket,
@@ -45,8 +51,10 @@ class Connection:
         self.seat = seat
         self.queue_size = queue_size
         self.ping_interval = ping_interval
-        # Unbounded asyncio queue, bounded by `send`: the close request always fits behind.
-        self._queue: asyncio.Queue[str | _Close] = asyncio.Queue()
+        # Frames to send, oldest first; bounded by `send` (the close always fits behind),
+        # and the sender's wake-up while it waits for one.
+        self._frames: list[str | _Close] = []
+        self._wakeup: asyncio.Future[None] | None = None
         self._task: asyncio.Task[None] | None = None
         self.closing = False  # no more frames will be queued
         self.dropped = False  # given up on: the room forgets it at once
@@ -76,7 +84,7 @@ class Connection:
         if now - self.last_heard > KEEPALIVE_MISSES * self.ping_interval:
             self.close(CLOSE_KEEPALIVE, "No answer to ping.")
             return
-        if now - self.last_sent >= self.ping_interval and self._queue.empty():
+        if now - self.last_sent >= self.ping_interval and not self._frames:
             self.send(PING_TEXT)
         self._ticker = asyncio.get_running_loop().call_later(self.ping_interval, self._tick)
 
@@ -87,18 +95,23 @@ class Connection:
         """Queue a frame; never waits. False if the socket is closing or was just dropped."""
         if self.closing:
             return False
-        if self._queue.qsize() >= self.queue_size:
+        if len(self._frames) >= self.queue_size:
             self.drop()
             return False
-        self._queue.put_nowait(text)
+        self._put(text)
         return True
+
+    def _put(self, item: str | _Close) -> None:
+        self._frames.append(item)
+        if self._wakeup is not None and not self._wakeup.done():
+            self._wakeup.set_result(None)
 
     def close(self, code: int, reason: str) -> None:
         """Close once the frames already queued are sent."""
         if self.closing:
             return
         self.closing = True
-        self._queue.put_nowait(_Close(code, reason))
+        self._put(_Close(code, reason))
 
     def drop(self) -> None:
         """The client stopped reading: give up on it now, without waiting on its socket.
@@ -116,8 +129,7 @@ class Connection:
             # Its client may never send again: end the receive loop now. (If the reader is
             # busy, it sees `dropped` when it is done with its frame.)
             self.reader.cancel()
-        while not self._queue.empty():  # nobody will read these now
-            self._queue.get_nowait()
+        self._frames.clear()  # nobody will read these now
         self._closer = asyncio.create_task(self._close_now(CLOSE_TOO_SLOW, "Too slow to read."))
 
     async def _close_now(self, code: int, reason: str) -> None:
@@ -136,16 +148,25 @@ class Connection:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
 
+    async def _next(self) -> str | _Close:
+        while not self._frames:
+            self._wakeup = asyncio.get_running_loop().create_future()
+            try:
+                await self._wakeup
+            finally:
+                self._wakeup = None
+        return self._frames.pop(0)
+
     async def _run(self) -> None:
-        queue = self._queue
         try:
             while True:
-                item = queue.get_nowait() if not queue.empty() else await queue.get()
+                item = self._frames.pop(0) if self._frames else await self._next()
                 if isinstance(item, _Close):
                     self.closing = True
                     await self.websocket.close(item.code, item.reason)
                     return
                 await self.websocket.send_text(item)
+                del item  # not kept while waiting for the next: ~2 KB a socket
                 self.last_sent = time.monotonic()
         except asyncio.CancelledError:
             raise

@@ -58,7 +58,7 @@ def create_app(
     app.state.templates = Jinja2Templates(directory=settings.templates_dir)
     app.include_router(pages.router)
     app.include_router(api.router)
-    app.include_router(ws.router)
+    app.router.routes.append(ws.ROUTE)
     # check_dir=False: the app starts even before static/ has files (tests, fresh clones).
     app.mount("/static", StaticFiles(directory=settings.static_dir, check_dir=False), "static")
     return app

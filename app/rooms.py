@@ -40,10 +40,12 @@ Policy = Callable[[dict[str, Any]], dict[str, Any]]
 ChangeListener = Callable[["Room"], None]
 
 COMPUTER_SEAT = 1
-# Ids a seat has used are remembered up to this many (a partie is a few hundred actions),
-# so a long-lived room cannot grow without end; a replay of a forgotten id is still
-# refused, by its stale version.
-REMEMBERED_IDS = 256
+# A seat's latest ids are remembered, so that a message resent after a reconnect is told
+# `duplicate_id`. Never applying a message twice does not rest on this: a message names
+# the version it was made on, and once applied that version is gone. So a few dozen are
+# plenty (a resend is of the last message or two), and at ~140 bytes an id, 256 of them
+# a seat was ~70 KiB a room.
+REMEMBERED_IDS = 32
 
 
 def new_room_id() -> str:
@@ -62,7 +64,7 @@ class RoomsFullError(RuntimeError):
     """max_rooms rooms are open, even after sweeping idle ones."""
 
 
-@dataclass
+@dataclass(slots=True)
 class Seat:
     token: str | None  # None: nobody has taken this seat (a friend's, or the computer's)
     connections: list[Connection] = field(default_factory=list)
@@ -79,6 +81,12 @@ class Seat:
 
 
 class Room:
+    # Slots: one dict fewer per room (docs/reliability.md); __weakref__ for the tests that
+    # check an expired room is freed.
+    __slots__ = ("__weakref__", "clock", "closed", "computer", "last_activity", "listeners",
+                 "lock", "match", "max_connections_per_seat", "new_seed", "opponent", "room_id",
+                 "seats", "state", "version")
+
     def __init__(
         self,
         room_id: str,

@@ -13,8 +13,9 @@ import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from fastapi import APIRouter, WebSocket
+from fastapi import WebSocket
 from pydantic import ValidationError
+from starlette.routing import WebSocketRoute
 
 from app.connection import Connection
 from app.protocol import (
@@ -34,7 +35,7 @@ from app.rooms import Room, RoomRegistry
 from app.settings import Settings
 
 log = logging.getLogger("piquet.ws")
-router = APIRouter()
+
 
 PONG_TEXT = ServerPong().model_dump_json()
 
@@ -98,8 +99,11 @@ def _handshake(websocket: WebSocket, room_id: str) -> tuple[Room, int] | Refusal
     return room, seat
 
 
-@router.websocket("/ws/{room_id}")
-async def table_socket(websocket: WebSocket, room_id: str) -> None:
+async def table_socket(websocket: WebSocket) -> None:
+    """`/ws/{room_id}`. A plain Starlette route (`ROUTE`), not FastAPI's: FastAPI's keeps
+    its dependency machinery (an exit stack, solved values) alive for the whole life of
+    every socket, ~4 KB each, and this endpoint has no dependencies to solve."""
+    room_id: str = websocket.path_params["room_id"]
     settings: Settings = websocket.app.state.settings
     peer = websocket.client.host if websocket.client else "?"
     # Accept before checking: a refused handshake would reach the client as a bare
@@ -221,3 +225,6 @@ def _describe(exc: ValidationError) -> str:
         where = ".".join(str(p) for p in error["loc"][1:]) or "message"  # loc[0] is the tag
         parts.append(f"{where}: {error['msg']}")
     return "Wrong message shape: " + "; ".join(parts) + "."
+
+
+ROUTE = WebSocketRoute("/ws/{room_id}", table_socket, name="table_socket")
