@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 from fastapi import WebSocket
 from pydantic import ValidationError
 from starlette.routing import WebSocketRoute
+from starlette.types import Message
 
 from app.connection import Connection
 from app.protocol import (
@@ -144,7 +145,11 @@ async def _receive_loop(
     websocket: WebSocket, room: Room, conn: Connection, settings: Settings
 ) -> None:
     limit = RateLimit(settings.rate_limit_per_second, settings.rate_limit_burst)
+    frame: Message | None
+    text: str | None
+    data: bytes | None
     while not conn.dropped:
+        frame = text = data = None  # the last frame is not kept while waiting for the next
         conn.receiving = True
         try:
             frame = await websocket.receive()
@@ -159,8 +164,8 @@ async def _receive_loop(
             room.error(conn, "rate_limited", "Too many messages; this socket is closed.")
             conn.close(CLOSE_POLICY, "Too many messages.")
             continue
-        text: str | None = frame.get("text")
-        data: bytes | None = frame.get("bytes")
+        text = frame.get("text")
+        data = frame.get("bytes")
         size = len(text.encode()) if text is not None else len(data or b"")
         if size > settings.max_message_bytes:
             room.refuse(

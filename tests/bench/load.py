@@ -296,13 +296,18 @@ async def run(args: argparse.Namespace, proc: subprocess.Popen[bytes], port: int
 
     stats = Stats()
     peak = connected
+    rss_by_10s: list[int] = []  # the highest RSS in each 10 s of play
     server_cpu0, client_cpu0 = cpu_seconds(proc.pid), cpu_seconds(os.getpid())
     started = time.monotonic()
     until = started + args.seconds
     tasks = [asyncio.create_task(room.play(stats, until, args.pace)) for room in rooms]
     while time.monotonic() < until and not all(t.done() for t in tasks):
         await asyncio.sleep(0.5)
-        peak = max(peak, rss_kb(proc.pid))
+        now_kb, window = rss_kb(proc.pid), int((time.monotonic() - started) // 10)
+        peak = max(peak, now_kb)
+        if window >= len(rss_by_10s):
+            rss_by_10s.append(now_kb)
+        rss_by_10s[-1] = max(rss_by_10s[-1], now_kb)
     stats.stop = True
     _, pending = await asyncio.wait(tasks, timeout=RECV_TIMEOUT + 5)
     for task in pending:
@@ -326,7 +331,8 @@ async def run(args: argparse.Namespace, proc: subprocess.Popen[bytes], port: int
 
     return {
         "stats": stats, "elapsed": elapsed, "setup_s": setup_s, "baseline": baseline,
-        "connected": connected, "peak": peak, "server_cpu": server_cpu,
+        "connected": connected, "peak": peak, "rss_by_10s": rss_by_10s,
+        "server_cpu": server_cpu,
         "client_cpu": client_cpu, "health": health, "codes": codes, "exit_code": exit_code,
     }
 
@@ -352,6 +358,8 @@ def report(args: argparse.Namespace, r: dict[str, Any]) -> int:
           f"{r['connected'] / 1024:.1f} MiB with {k} rooms connected "
           f"({per_room_idle:.1f} KiB/room), peak {r['peak'] / 1024:.1f} MiB in play "
           f"({per_room:.1f} KiB/room)")
+    print("server RSS by 10 s of play, KiB per room: " + ", ".join(
+        f"{(kb - r['baseline']) / k:.0f}" for kb in r["rss_by_10s"]))
     print(f"CPU during play: server {r['server_cpu']:.1f} s "
           f"({100 * r['server_cpu'] / r['elapsed']:.0f}% of a core), client "
           f"{r['client_cpu']:.1f} s ({100 * r['client_cpu'] / r['elapsed']:.0f}%)")
