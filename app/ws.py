@@ -37,7 +37,6 @@ from app.settings import Settings
 
 log = logging.getLogger("piquet.ws")
 
-
 PONG_TEXT = ServerPong().model_dump_json()
 
 

@@ -161,6 +161,20 @@ def test_the_log_is_public_the_same_for_both_seats_in_the_words_said() -> None:
     assert "Quint to the ace" not in texts
 
 
+def test_a_state_keeps_only_this_deals_log_which_is_what_the_view_shows() -> None:
+    """Earlier deals' lines are on no view, so a State does not keep them (memory)."""
+    deals_seen = set()
+    for s in random_states(parties=2):
+        v = engine.view(s, 0)
+        assert v["log"] == engine.deal_log(s) and len(s.log) == len(v["log"])
+        if s.deal_number and s.step is not Step.CHOOSE_DEALER:
+            # A deal's log opens with its "Deal n of m" line; nothing before it is kept.
+            assert [line.kind for line in s.log].count("deal") == 1, s.log[:3]
+            assert s.log[0].text.startswith(f"Deal {s.deal_number} of ")
+            deals_seen.add(s.deal_number)
+    assert {1, 2, 6} <= deals_seen
+
+
 def test_every_card_a_view_writes_has_its_name_in_card_names() -> None:
     """A view writes cards by code; CARD_NAMES (sent once, with the page) names all 32."""
     assert len(engine.CARD_NAMES) == 32
