@@ -14,7 +14,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,15 +27,9 @@ from websockets.frames import Frame, Opcode
 from websockets.uri import parse_uri
 
 from app.settings import ROOT
+from tests.serverproc import HOST, free_port, wait_until_healthy
 
-HOST = "127.0.0.1"
 Json = dict[str, Any]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
 
 
 class LiveServer:
@@ -64,17 +57,8 @@ class LiveServer:
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=self.env,
                                          stdout=log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"{self.http}/healthz", trust_env=False, timeout=2).is_success:
-                    return self
-            except httpx.TransportError:
-                pass
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.kill()
-                raise AssertionError(f"the server did not start:\n{self.log()}")
-            time.sleep(0.05)
+        wait_until_healthy(self.proc, self.http, details=self.log)
+        return self
 
     def stop(self, timeout: float = 15) -> int | None:
         """SIGTERM, as a service manager stops it; its exit status."""

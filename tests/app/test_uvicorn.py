@@ -7,10 +7,8 @@ import asyncio
 import json
 import os
 import random
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -21,12 +19,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from app.settings import ROOT
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from tests.serverproc import free_port, stop, wait_until_healthy
 
 
 class Server:
@@ -53,19 +46,9 @@ def server() -> Iterator[Server]:
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     assert proc.stdout is not None
     banner = proc.stdout.readline().strip()
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", trust_env=False).is_success:
-                break
-        except httpx.TransportError:
-            pass
-        assert proc.poll() is None, "the server died"
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.05)
+    wait_until_healthy(proc, f"http://127.0.0.1:{port}", seconds=20)
     yield Server(proc, port, banner)
-    proc.terminate()
-    proc.wait(timeout=10)
+    stop(proc)
     proc.stdout.close()
 
 

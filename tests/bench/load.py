@@ -37,7 +37,6 @@ import json
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -53,15 +52,10 @@ import httpx  # noqa: E402
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 from websockets.exceptions import ConnectionClosed  # noqa: E402
 
+from tests.serverproc import HOST, free_port, stop, wait_until_healthy  # noqa: E402
+
 RECV_TIMEOUT = 30.0  # one frame; far above any round trip seen, so a hang is an error
 SETUP_SECONDS = 180.0
-HOST = "127.0.0.1"  # loopback only
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
 
 
 def rss_kb(pid: int) -> int:
@@ -244,17 +238,8 @@ def start_server(port: int, rooms: int, log_path: Path) -> subprocess.Popen[byte
     with log_path.open("wb") as log:
         proc = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env,
                                 stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            if httpx.get(f"http://{HOST}:{port}/healthz", trust_env=False).is_success:
-                return proc
-        except httpx.TransportError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            raise SystemExit(f"the server did not start:\n{log_path.read_text()}")
-        time.sleep(0.05)
+    wait_until_healthy(proc, f"http://{HOST}:{port}", details=log_path.read_text)
+    return proc
 
 
 async def make_rooms(base: str, ws_base: str, count: int, deflate: bool,
@@ -399,13 +384,7 @@ def main() -> None:
             budget = SETUP_SECONDS + args.seconds + 4 * RECV_TIMEOUT + 60
             result = asyncio.run(asyncio.wait_for(run(args, proc, port), budget))
         finally:
-            if proc.poll() is None:
-                proc.terminate()
-                try:
-                    proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
+            stop(proc)
         log_text = log_path.read_text()
         problems = [line for line in log_text.splitlines()
                     if "ERROR" in line or "Traceback" in line]

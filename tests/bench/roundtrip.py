@@ -19,7 +19,6 @@ import asyncio
 import json
 import os
 import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -37,6 +36,7 @@ from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 
 from app.__main__ import uvicorn_options  # noqa: E402
 from app.settings import Settings  # noqa: E402
+from tests.serverproc import free_port, stop, wait_until_healthy  # noqa: E402
 
 BLOCK = 100  # samples per block; blocks of table and echo alternate
 
@@ -66,26 +66,12 @@ def serve_echo(port: int) -> None:
     uvicorn.run(echo_app(), **options)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def start(argv: list[str], env: dict[str, str], port: int) -> subprocess.Popen[bytes]:
     proc = subprocess.Popen(argv, cwd=ROOT, env={**os.environ, **env},
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", trust_env=False).is_success:
-                return proc
-        except httpx.TransportError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            raise SystemExit(f"server on port {port} did not start: {argv}")
-        time.sleep(0.05)
+    wait_until_healthy(proc, f"http://127.0.0.1:{port}", seconds=20,
+                       details=lambda: " ".join(argv))
+    return proc
 
 
 # --- the table ---------------------------------------------------------------------------
@@ -255,11 +241,7 @@ def main() -> None:
         asyncio.run(asyncio.wait_for(run, args.seconds + 60))
     finally:
         for proc in servers:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            stop(proc)
 
 
 if __name__ == "__main__":

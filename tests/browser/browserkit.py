@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -18,11 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from playwright.sync_api import Page
 
 from engine import CARD_NAMES
+from tests.serverproc import ServerDidNotStart, free_port, wait_until_healthy
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -290,13 +289,6 @@ def _text(payload: str | bytes) -> str:
 # ---- the server under test ----------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 def _python() -> str:
     venv = ROOT / ".venv" / "bin" / "python"
     return str(venv) if venv.exists() else sys.executable
@@ -308,7 +300,7 @@ def launch(
     """Starts `python -m <module>` on `port` (by default a free one); returns it and its
     base URL once GET /healthz answers. The computer seat moves at once
     (PIQUET_COMPUTER_DELAY=0)."""
-    port = port or _free_port()
+    port = port or free_port()
     full_env = {
         **os.environ,
         "PIQUET_HOST": "127.0.0.1",
@@ -322,25 +314,8 @@ def launch(
             [_python(), "-m", module], cwd=ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT
         )
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        if proc.poll() is not None:
-            pytest.fail(f"the server exited early:\n{log_path.read_text()}")
-        try:
-            if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
-                return proc, base
-        except httpx.HTTPError:
-            pass
-        if time.monotonic() > deadline:
-            stop(proc)
-            pytest.fail(f"the server never answered /healthz:\n{log_path.read_text()}")
-        time.sleep(0.1)
-
-
-def stop(proc: subprocess.Popen[bytes]) -> None:
-    proc.terminate()
     try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+        wait_until_healthy(proc, base, details=log_path.read_text)
+    except ServerDidNotStart as exc:
+        pytest.fail(str(exc))
+    return proc, base

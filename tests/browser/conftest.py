@@ -12,8 +12,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from browserkit import Seat, launch, stop
+from browserkit import Seat, launch
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+
+from tests.serverproc import stop
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"

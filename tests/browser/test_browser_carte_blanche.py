@@ -7,10 +7,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browserkit import Seat, launch, start_table, stop
+from browserkit import Seat, launch, start_table
 
 import engine
 from engine import computer
+from tests.serverproc import stop
 
 
 def _first_deal(seed: int) -> Any:

@@ -6,7 +6,9 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
-from browserkit import Seat, launch, phase_is, start_table, stop
+from browserkit import Seat, launch, phase_is, start_table
+
+from tests.serverproc import stop
 
 ROOT_JS = "document.getElementById('table')"
 
