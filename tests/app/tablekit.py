@@ -120,6 +120,14 @@ def join(client: TestClient, room_id: str) -> Json:
     return body
 
 
+def friend_seats(client: TestClient) -> tuple[str, SeatSocket, SeatSocket]:
+    """A new friend room and a socket for each seat (maker, friend), not yet connected."""
+    made = new_room(client, "friend")
+    room_id = made["room_id"]
+    return (room_id, SeatSocket(client, room_id, made["token"]),
+            SeatSocket(client, room_id, join(client, room_id)["token"]))
+
+
 def room_of(client: TestClient, room_id: str) -> Room:
     room = client.app.state.rooms.get(room_id)  # type: ignore[attr-defined]
     assert room is not None
@@ -460,11 +468,8 @@ def checked_friend_partie(
     """A friend partie whose every frame goes through LeakCheck, a seat now and then
     dropping and reconnecting (its first frame after is checked like any other).
     Returns the actions taken and the frames checked."""
-    made = new_room(client, "friend")
-    room_id = made["room_id"]
-    check = LeakCheck(client, room_id, history)
-    a = SeatSocket(client, room_id, made["token"], on_frame=check)
-    b = SeatSocket(client, room_id, join(client, room_id)["token"], on_frame=check)
+    room_id, a, b = friend_seats(client)
+    check = a.on_frame = b.on_frame = LeakCheck(client, room_id, history)
     a.connect()
     b.connect()
     a.expect("presence")

@@ -16,7 +16,7 @@ from tablekit import (
     TestClient,
     checked_friend_partie,
     forbidden_cards,
-    join,
+    friend_seats,
     leaks_in,
     new_room,
     play_computer_partie,
@@ -72,11 +72,8 @@ def test_the_check_catches_a_server_that_leaks(
                 "peek": [str(c) for c in state.hands[1 - seat]]}
 
     monkeypatch.setattr(engine, "view", leaky)
-    made = new_room(client, "friend")
-    room_id = made["room_id"]
-    check = LeakCheck(client, room_id, history)
-    a = SeatSocket(client, room_id, made["token"], on_frame=check)
-    b = SeatSocket(client, room_id, join(client, room_id)["token"], on_frame=check)
+    room_id, a, b = friend_seats(client)
+    a.on_frame = b.on_frame = LeakCheck(client, room_id, history)
     with pytest.raises(AssertionError, match="was sent"):
         a.connect()
         b.connect()
@@ -93,12 +90,9 @@ def test_a_room_id_that_looks_like_a_card_is_no_leak(
     every_card = "-".join(f"{r}{s}" for r in ("A", "K", "Q", "J", "10", "9", "8", "7")
                           for s in "SHDC")
     monkeypatch.setattr(app.rooms, "new_room_id", lambda: f"x-{every_card}-x")
-    made = new_room(client, "friend")
-    room_id = made["room_id"]
+    room_id, a, b = friend_seats(client)
     assert "-KD-" in room_id
-    check = LeakCheck(client, room_id, history)
-    a = SeatSocket(client, room_id, made["token"], on_frame=check)
-    b = SeatSocket(client, room_id, join(client, room_id)["token"], on_frame=check)
+    check = a.on_frame = b.on_frame = LeakCheck(client, room_id, history)
     a.connect()
     b.connect()
     play_friend_partie(a, b, random.Random(24))

@@ -5,14 +5,11 @@ from __future__ import annotations
 
 import random
 
-from tablekit import SeatSocket, TestClient, join, new_room, next_move, room_of
+from tablekit import SeatSocket, TestClient, friend_seats, join, new_room, next_move, room_of
 
 
 def test_reconnect_mid_deal_gets_the_same_view(client: TestClient) -> None:
-    made = new_room(client, "friend")
-    room_id = made["room_id"]
-    a = SeatSocket(client, room_id, made["token"])
-    b = SeatSocket(client, room_id, join(client, room_id)["token"])
+    room_id, a, b = friend_seats(client)
     a.connect()
     b.connect()
     assert a.expect("presence")["seats"][1] == {"name": "Friend", "joined": True,
@@ -44,10 +41,7 @@ def test_reconnect_mid_deal_gets_the_same_view(client: TestClient) -> None:
 
 
 def test_reconnect_after_missing_changes_gets_the_latest_state(client: TestClient) -> None:
-    made = new_room(client, "friend")
-    room_id = made["room_id"]
-    a = SeatSocket(client, room_id, made["token"])
-    b = SeatSocket(client, room_id, join(client, room_id)["token"])
+    _, a, b = friend_seats(client)
     a.connect()
     b.connect()
     a.expect("presence")
