@@ -20,6 +20,7 @@ from engine.cards import sort_hand
 from engine.computer import choose, throw_order
 from engine.selfplay import play_partie, random_policy
 from tests.engine.kit import ELDER, YOUNGER, cards, deal, discard, play
+from tests.engine.moves import exchange
 
 PARTIES = int(os.environ.get("PIQUET_COMPUTER_PARTIES", "1000"))
 DECLARING = (Step.ELDER_CALL, Step.YOUNGER_ANSWER, Step.ELDER_LESSER, Step.YOUNGER_CALL,
@@ -151,8 +152,7 @@ STOCK_WEAK = "7C 8D AH KH JH 10C 10D 9D"
 
 def elder_to_declare() -> State:
     s = deal(ELDER_HAND, YOUNGER_WEAK, STOCK_WEAK)
-    s = discard(s, ELDER, "7D")  # takes the seven of clubs
-    return discard(s, YOUNGER, "7H")  # takes the eight of diamonds
+    return exchange(s, "7D", "7H")  # elder takes the seven of clubs, younger the 8 of diamonds
 
 
 def test_elder_calls_its_best_in_each_category_then_its_lesser_ones() -> None:
@@ -185,8 +185,7 @@ STOCK_QUART = "8D JS 8H QC 7C JD 10D 7S"
 
 def younger_to_answer() -> State:
     s = deal(ELDER_KINGS, YOUNGER_QUART, STOCK_QUART)
-    s = discard(s, ELDER, "7H")  # takes the eight of diamonds
-    s = discard(s, YOUNGER, "7D")  # takes the jack of spades
+    s = exchange(s, "7H", "7D")  # elder takes the eight of diamonds, younger the jack of spades
     return engine.apply(s, ELDER, {"type": "call", "category": "point",
                                    "cards": ["KS", "QS", "10S", "9S"]})
 
