@@ -1,7 +1,16 @@
 """One open WebSocket of a seat: a bounded send queue drained by its own task.
 
-The room only ever calls `send`, which never waits: a socket that stops reading
-fills its queue and is dropped, and the room and the other seat go on (DESIGN.md).
+The room never waits on a socket. It queues frames (`send`) and, on a change, marks
+the socket as owed a state (`want_state`); the sender task writes that state when it
+gets to it, from the room's state at that moment. So a socket that falls behind gets
+the newest state rather than a backlog of old ones, and a view is only worked out for
+a socket that is about to be written to. A socket that stops reading is dropped, and
+the room and the other seat go on (DESIGN.md).
+
+The one exception to "the sender writes": right after a seat's own action, the socket
+it came on is written by its reader (`send_state_now`), if nothing is queued before the
+state. That is the answer the player is waiting for, and it goes out without a switch
+to another task; the other seat's view is worked out after it is on its way.
 """
 
 from __future__ import annotations
@@ -10,11 +19,12 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from fastapi import WebSocket
 
-from app.protocol import CLOSE_KEEPALIVE, CLOSE_TOO_SLOW, ServerPing
+from app.protocol import CLOSE_INTERNAL, CLOSE_KEEPALIVE, CLOSE_TOO_SLOW, ServerPing
 
 log = logging.getLogger("piquet.ws")
 
@@ -30,12 +40,21 @@ class _Close:
     reason: str
 
 
+class _State:
+    """In the queue: here the socket is owed its seat's state, written when reached."""
+
+
+STATE = _State()
+Render = Callable[["Connection"], str]
+
+
 class Connection:
     # Slots, and a list with one waiter instead of an asyncio.Queue (three deques and an
     # Event, ~2.5 KB): a server holds two of these per room (docs/reliability.md).
-    __slots__ = ("_closer", "_frames", "_task", "_ticker", "_wakeup", "closing", "dropped",
-                 "last_heard", "last_sent", "log_count", "log_window", "ping_interval",
-                 "queue_size", "reader", "receiving", "room_id", "seat", "websocket")
+    __slots__ = ("_behind", "_closer", "_direct", "_frames", "_sending", "_task", "_ticker",
+                 "_wakeup", "closing", "dropped", "last_heard", "last_sent", "log_count",
+                 "log_window", "ping_interval", "queue_size", "reader", "receiving", "render",
+                 "room_id", "seat", "websocket")
 
     def __init__(
         self,
@@ -52,10 +71,18 @@ class Connection:
         self.queue_size = queue_size
         self.ping_interval = ping_interval
         # Frames to send, oldest first; bounded by `send` (the close always fits behind),
-        # and the sender's wake-up while it waits for one.
-        self._frames: list[str | _Close] = []
+        # and the sender's wake-up while it waits for one. STATE holds the place of the
+        # state owed (at most one: later changes are in it when it is written).
+        self._frames: list[str | _Close | _State] = []
         self._wakeup: asyncio.Future[None] | None = None
         self._task: asyncio.Task[None] | None = None
+        # Writes this socket's state; set by the room the socket joins.
+        self.render: Render | None = None
+        # A write is under way (by the sender, or by the reader: `_direct`), and how many
+        # changes came meanwhile while a state was already owed.
+        self._sending = False
+        self._direct = False
+        self._behind = 0
         self.closing = False  # no more frames will be queued
         self.dropped = False  # given up on: the room forgets it at once
         self._closer: asyncio.Task[None] | None = None
@@ -96,13 +123,59 @@ class Connection:
         if self.closing:
             return False
         if len(self._frames) >= self.queue_size:
-            self.drop()
+            self.drop("send queue full")
             return False
         self._put(text)
         return True
 
-    def _put(self, item: str | _Close) -> None:
+    def want_state(self) -> None:
+        """The room changed: this socket is owed its state. Never waits. If one is owed
+        already, it will be the newest when written; but a socket whose write has been
+        stuck for more than `queue_size` changes has stopped reading, and is dropped."""
+        if self.closing:
+            return
+        if STATE in self._frames:
+            self._behind += 1
+            if self._behind > self.queue_size and self._sending:
+                self.drop(f"{self._behind} changes behind")
+            return
+        if len(self._frames) >= self.queue_size:
+            self.drop("send queue full")
+            return
+        self._put(STATE)
+
+    async def send_state_now(self) -> None:
+        """From this socket's reader, right after its own action changed the room: write
+        the state at once if nothing is queued or being written; else queue it."""
+        if self._frames or self._sending or self.closing or self.render is None:
+            self.want_state()
+            return
+        try:
+            text = self._render()
+        except _RenderFailed:
+            self.close(CLOSE_INTERNAL, "The server failed; reconnect.")
+            return
+        self._sending = self._direct = True
+        try:
+            await self.websocket.send_text(text)
+        except Exception as exc:  # the peer went away: the receive loop sees it next
+            log.debug("send ended room=%s seat=%d: %r", self.room_id, self.seat, exc)
+            self.closing = True
+            return
+        finally:
+            self._sending = self._direct = False
+            self._behind = 0
+        del text
+        self.last_sent = time.monotonic()
+        if self._frames:  # queued while this write was held up: the sender's now
+            self._wake()
+
+    def _put(self, item: str | _Close | _State) -> None:
         self._frames.append(item)
+        if not self._sending:
+            self._wake()
+
+    def _wake(self) -> None:
         if self._wakeup is not None and not self._wakeup.done():
             self._wakeup.set_result(None)
 
@@ -113,21 +186,22 @@ class Connection:
         self.closing = True
         self._put(_Close(code, reason))
 
-    def drop(self) -> None:
+    def drop(self, why: str) -> None:
         """The client stopped reading: give up on it now, without waiting on its socket.
 
-        The sender may be stuck in a send that will never finish, so it is cancelled and
-        the close is tried from a task of its own, with a time limit.
+        The sender (or the reader, in `send_state_now`) may be stuck in a send that will
+        never finish, so it is cancelled and the close is tried from a task of its own,
+        with a time limit.
         """
         if self.dropped:
             return
-        log.warning("drop room=%s seat=%d: send queue full", self.room_id, self.seat)
+        log.warning("drop room=%s seat=%d: %s", self.room_id, self.seat, why)
         self.closing = self.dropped = True
         if self._task is not None:
             self._task.cancel()
-        if self.reader is not None and self.receiving:
+        if self.reader is not None and (self.receiving or self._direct):
             # Its client may never send again: end the receive loop now. (If the reader is
-            # busy, it sees `dropped` when it is done with its frame.)
+            # busy with a frame, it sees `dropped` when it is done with it.)
             self.reader.cancel()
         self._frames.clear()  # nobody will read these now
         self._closer = asyncio.create_task(self._close_now(CLOSE_TOO_SLOW, "Too slow to read."))
@@ -148,8 +222,8 @@ class Connection:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
 
-    async def _next(self) -> str | _Close:
-        while not self._frames:
+    async def _next(self) -> str | _Close | _State:
+        while not self._frames or self._sending:  # (the reader may be writing)
             self._wakeup = asyncio.get_running_loop().create_future()
             try:
                 await self._wakeup
@@ -160,15 +234,38 @@ class Connection:
     async def _run(self) -> None:
         try:
             while True:
-                item = self._frames.pop(0) if self._frames else await self._next()
+                item = await self._next()
                 if isinstance(item, _Close):
                     self.closing = True
                     await self.websocket.close(item.code, item.reason)
                     return
-                await self.websocket.send_text(item)
+                if isinstance(item, _State):
+                    self._behind = 0
+                    item = self._render()
+                self._sending = True
+                try:
+                    await self.websocket.send_text(item)
+                finally:
+                    self._sending = False
                 del item  # not kept while waiting for the next: ~2 KB a socket
                 self.last_sent = time.monotonic()
         except asyncio.CancelledError:
             raise
+        except _RenderFailed:
+            self.closing = True
+            with contextlib.suppress(Exception):
+                await self.websocket.close(CLOSE_INTERNAL, "The server failed; reconnect.")
         except Exception as exc:  # the peer went away mid-send: the receive loop cleans up
             log.debug("send ended room=%s seat=%d: %r", self.room_id, self.seat, exc)
+
+    def _render(self) -> str:
+        assert self.render is not None  # STATE is only queued once the room set it
+        try:
+            return self.render(self)
+        except Exception as exc:
+            log.exception("state failed room=%s seat=%d", self.room_id, self.seat)
+            raise _RenderFailed from exc
+
+
+class _RenderFailed(Exception):
+    """Working out this socket's state failed (a bug): it is closed, to reconnect."""

@@ -139,8 +139,9 @@ CLOSE_KEEPALIVE = 4408  # no message (not even a pong) for too long
 CLOSE_REPLACED = 4409  # too many sockets for one seat: the oldest goes
 CLOSE_ROOM_EXPIRED = 4410
 CLOSE_POLICY = 1008  # rate limit
-CLOSE_TOO_SLOW = 1013  # send queue full: the client stopped reading
+CLOSE_TOO_SLOW = 1013  # the client stopped reading: too far behind
 CLOSE_GOING_AWAY = 1012  # server restart
+CLOSE_INTERNAL = 1011  # the server failed on this socket (a bug): reconnect
 
 
 def json_schema() -> dict[str, Any]:

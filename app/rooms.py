@@ -2,8 +2,9 @@
 
 Every change to a room's partie goes through `Room.act` (a seat's message) or the
 computer seat, both under the room's one asyncio.Lock, so actions are applied one
-at a time in arrival order. Each change bumps `version` by one and sends every
-socket its own seat's view; nothing else is ever sent about the partie.
+at a time in arrival order. Each change bumps `version` by one and owes every
+socket its own seat's view (`state_text`, written when the socket's turn to be
+written comes); nothing else is ever sent about the partie.
 """
 
 from __future__ import annotations
@@ -171,8 +172,9 @@ class Room:
             # Its socket ends by itself; the room forgets it now.
         seat.connections.append(conn)
         self.touch()
+        conn.render = self.state_text
         conn.start()
-        self.send_state(conn)
+        conn.want_state()
         self.broadcast_presence(skip=conn)
 
     def detach(self, conn: Connection) -> None:
@@ -199,9 +201,10 @@ class Room:
             if conn is not skip:
                 self.deliver(conn, texts[conn.seat])
 
-    def send_state(self, conn: Connection, view: dict[str, Any] | None = None) -> None:
-        if view is None:
-            view = engine.view(self.state, conn.seat, log=False)
+    def state_text(self, conn: Connection) -> str:
+        """The state message for `conn`, of the room as it is now: a socket's sender asks
+        for it when it is about to write it, so one that fell behind gets the newest."""
+        view = engine.view(self.state, conn.seat, log=False)
         # The log goes once: the engine's log window is this deal's lines, and within one
         # deal of one match it only grows, so a socket gets the lines new to it; when the
         # window moves on (a new deal, a new match, a new socket) it gets them all, with
@@ -228,24 +231,12 @@ class Room:
                 "can_new_match": self.can_new_match(),
             },
         }
-        self.deliver(conn, orjson.dumps(message).decode())
+        return orjson.dumps(message).decode()
 
-    async def broadcast_state(self, actor: int | None = None) -> None:
-        """Every socket gets its seat's view; the acting seat's first, and it is let go out
-        before the other seat's view is even computed: the actor is the one waiting."""
-        order = (actor, 1 - actor) if actor is not None else (0, 1)
-        for number, seat in enumerate(order):
-            conns = list(self.seats[seat].connections)
-            if not conns:
-                continue
-            view = engine.view(self.state, seat, log=False)
-            for conn in conns:
-                self.send_state(conn, view)
-            # Not held across the yield: on a busy server nearly every room waits there at
-            # any moment, and a view is ~10 KB of Python objects (docs/reliability.md).
-            del view, conns
-            if number == 0:
-                await asyncio.sleep(0)  # the senders run; the lock still holds off changes
+    def owe_state(self, conn: Connection) -> None:
+        conn.want_state()
+        if conn.dropped:
+            self.detach(conn)  # a socket too slow to read is gone for the room at once
 
     def error(self, conn: Connection, code: ErrorCode, message: str) -> None:
         log.info("refused room=%s seat=%d code=%s: %s", self.room_id, conn.seat, code, message)
@@ -255,12 +246,13 @@ class Room:
     def refuse(self, conn: Connection, code: ErrorCode, message: str) -> None:
         """A clear error, then the current state, so the client is never left guessing."""
         self.error(conn, code, message)
-        self.send_state(conn)
+        self.owe_state(conn)
 
     # --- changes --------------------------------------------------------------------------
 
     async def act(self, conn: Connection, msg: ActionMessage | NewMatchMessage) -> None:
-        """A seat's action or new-match request: checked, then applied once or refused."""
+        """A seat's action or new-match request: checked, then applied once or refused.
+        If applied, the seat's new state goes out on `conn` at once, from this task."""
         async with self.lock:
             if self.closed:
                 return
@@ -281,13 +273,19 @@ class Room:
                 )
                 return
             if isinstance(msg, NewMatchMessage):
-                await self._new_match(conn)
+                changed = self._new_match(conn)
             else:
-                await self._apply_action(conn, msg.action)
+                changed = self._apply_action(conn, msg.action)
+        # Out of the lock (the write may wait on a slow socket: only this seat's own), and
+        # with no wait since the change, so the state written is the one just made.
+        if changed:
+            await conn.send_state_now()
+            if conn.dropped:
+                self.detach(conn)
         if self.computer is not None:
             self.computer.poke()
 
-    async def _apply_action(self, conn: Connection, action: dict[str, Any]) -> None:
+    def _apply_action(self, conn: Connection, action: dict[str, Any]) -> bool:
         try:
             state = engine.apply(self.state, conn.seat, action)
         except engine.MalformedActionError as exc:
@@ -300,28 +298,34 @@ class Room:
             log.exception("engine failed room=%s seat=%d", self.room_id, conn.seat)
             self.refuse(conn, "internal", "The server failed on that action; nothing changed.")
         else:
-            await self.change(state, conn.seat)
+            self.change(state, skip=conn)
+            return True
+        return False
 
-    async def _new_match(self, conn: Connection) -> None:
+    def _new_match(self, conn: Connection) -> bool:
         if not self.can_new_match():
             self.refuse(
                 conn,
                 "not_allowed",
                 "At a friend's table a new match starts once the partie is over.",
             )
-            return
+            return False
         self.match += 1
-        await self.change(engine.new_partie(seed=self.new_seed()), conn.seat)
+        self.change(engine.new_partie(seed=self.new_seed()), skip=conn)
         log.info("new match room=%s seat=%d", self.room_id, conn.seat)
+        return True
 
-    async def change(self, state: engine.State, actor: int | None = None) -> None:
-        """Install a new state (the caller holds the lock): one version up, everyone told."""
+    def change(self, state: engine.State, *, skip: Connection | None = None) -> None:
+        """Install a new state (the caller holds the lock): one version up, and every
+        socket owed its new state, but `skip`, which the caller writes itself."""
         self.state = state
         self.version += 1
         self.touch()
         for listener in self.listeners:  # before anyone is told: a store is never behind
             listener(self)
-        await self.broadcast_state(actor)
+        for conn in self.connections():
+            if conn is not skip:
+                self.owe_state(conn)
 
     async def close(self, code: int, reason: str) -> None:
         self.closed = True
@@ -417,7 +421,7 @@ class ComputerSeat:
                     # can still start a new match.
                     log.exception("computer seat failed room=%s", room.room_id)
                     return
-                await room.change(state, COMPUTER_SEAT)
+                room.change(state)
 
 
 class RoomRegistry:

@@ -4,6 +4,7 @@ keepalive, and a socket too slow to read."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -11,8 +12,10 @@ from typing import Any
 import pytest
 from tablekit import FakeClock, SeatSocket, TestClient, new_room, serve
 
+import engine
 from app.connection import Connection
 from app.rooms import Room
+from engine.computer import choose
 
 
 def wait_for(condition: Any, timeout: float = 10) -> None:
@@ -117,19 +120,121 @@ def test_a_socket_too_slow_to_read_is_dropped_and_delays_nobody() -> None:
         reading = Connection(reading_ws, "r", 1, queue_size=4, ping_interval=3600)  # type: ignore[arg-type]
         room.attach(stalled)
         room.attach(reading)
-        for _ in range(20):  # twenty changes, each sent to both seats
-            await room.change(room.state)
+        await asyncio.sleep(0)
+        versions = []
+        for _ in range(20):  # twenty changes, each owed to both seats
+            room.change(room.state)
             await asyncio.sleep(0)
+            versions.append(json.loads(reading_ws.frames[-1])["version"])
         await asyncio.sleep(0.05)
+        # The stalled socket's first write never ended; more than 4 changes later it was
+        # dropped, and the room forgot it.
         assert stalled.dropped and stalled_ws.closed_with == 1013
         assert room.seats[0].connections == []
         assert room.presence(1)[0]["connected"] is False
+        # The reading socket had each change's state as soon as its sender ran.
+        assert versions == list(range(2, 22))
         states = [f for f in reading_ws.frames if '"type":"state"' in f]
         assert len(states) == 21  # the first state and every change, none held up
         await reading.stop()
         await stalled.stop()
 
     asyncio.run(scenario())
+
+
+class HeldSocket(ReadingSocket):
+    """A client on a slow link: each write waits until the test lets it through."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = asyncio.Event()
+
+    async def send_text(self, text: str) -> None:
+        await self.gate.wait()
+        self.frames.append(text)
+
+
+def test_a_socket_that_fell_behind_gets_the_newest_state_with_every_log_line() -> None:
+    """While a write to a slow socket is held up, the changes in between are not queued
+    one frame each: the next state written is the newest, and its new log lines are all
+    the lines the socket has not had."""
+
+    async def scenario() -> None:
+        room = Room("r", "friend", clock=time.monotonic, new_seed=lambda: 7, policy=None,
+                    computer_delay=0, max_connections_per_seat=4, listeners=[])
+        room.seats[1].token = "friend"
+
+        def play() -> None:
+            seat = room.state.to_move
+            assert seat is not None
+            room.change(engine.apply(room.state, seat, choose(engine.view(room.state, seat))))
+
+        while room.state.deal_number == 0:  # into the first deal
+            play()
+        slow_ws = HeldSocket()
+        slow = Connection(slow_ws, "r", 1, queue_size=8, ping_interval=3600)  # type: ignore[arg-type]
+        room.attach(slow)
+        await asyncio.sleep(0)  # the first state's write starts, and waits
+        start = room.version
+        for _ in range(5):  # the deal goes on meanwhile
+            play()
+        assert not slow.dropped  # five changes behind, within its queue size of 8
+        slow_ws.gate.set()
+        for _ in range(5):
+            await asyncio.sleep(0)
+        first, latest = (json.loads(f) for f in slow_ws.frames)
+        assert (first["version"], latest["version"]) == (start, start + 5) == (start, room.version)
+        # Every line of the deal, once: the first state's and the rest in the newest.
+        lines = first["new_log"] + latest["new_log"]
+        assert lines == engine.view(room.state, 1)["log"] and not latest["log_reset"]
+        await slow.stop()
+
+    asyncio.run(scenario())
+
+
+def test_a_state_that_fails_to_be_written_closes_the_socket_with_1011(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Whether the socket's sender or its reader (right after its own action) works the
+    state out, a bug there closes that socket with 1011 rather than leaving it silent."""
+
+    async def scenario() -> None:
+        room = Room("r", "friend", clock=time.monotonic, new_seed=lambda: 1, policy=None,
+                    computer_delay=0, max_connections_per_seat=4, listeners=[])
+        closed: list[int] = []
+
+        def broken(conn: Connection) -> str:
+            raise RuntimeError("a bug in the view")
+
+        def connect() -> tuple[Connection, ReadingSocket]:
+            ws = ReadingSocket()
+
+            async def close(code: int = 1000, reason: str | None = None) -> None:
+                closed.append(code)
+
+            ws.close = close  # type: ignore[method-assign]
+            conn = Connection(ws, "r", 0, queue_size=4, ping_interval=3600)  # type: ignore[arg-type]
+            room.attach(conn)
+            return conn, ws
+
+        by_sender, ws1 = connect()
+        by_reader, ws2 = connect()
+        def states(ws: ReadingSocket) -> int:
+            return sum('"type":"state"' in f for f in ws.frames)
+
+        await asyncio.sleep(0)  # both have their first state
+        assert states(ws1) == states(ws2) == 1
+        by_sender.render = by_reader.render = broken
+        room.change(room.state, skip=by_reader)  # by_reader's own action, say
+        await by_reader.send_state_now()
+        for _ in range(3):
+            await asyncio.sleep(0)
+        assert closed == [1011, 1011] and states(ws1) == states(ws2) == 1
+        await by_sender.stop()
+        await by_reader.stop()
+
+    asyncio.run(scenario())
+    assert "state failed room=r seat=0" in caplog.text
 
 
 @pytest.mark.parametrize("value,expected", [
