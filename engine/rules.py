@@ -880,7 +880,9 @@ def legal_json(s: State, seat: int) -> list[dict[str, Any]]:
     """`legal` as the view gives it: each action's JSON plus its label."""
     out: list[dict[str, Any]] = []
     for action, label in legal(s, seat):
-        if isinstance(action, DiscardRule):
+        if type(action) is Play:  # most of a deal: written here, without to_json's dict
+            out.append({"type": "play", "card": action.card.code, "label": label})
+        elif isinstance(action, DiscardRule):
             out.append({"type": "discard", "min": action.min, "max": action.max,
                         "expose_choice": action.expose_choice, "label": label})
         else:

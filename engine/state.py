@@ -229,8 +229,9 @@ class State:
     def partie_scores(self, deal: tuple[int, int] | None = None) -> tuple[int, int]:
         """Totals over the finished deals plus the deal in progress (its scores may be
         given, if the caller has them already)."""
-        a = sum(r[0] for r in self.sheet)
-        b = sum(r[1] for r in self.sheet)
+        a = b = 0
+        for x, y in self.sheet:
+            a, b = a + x, b + y
         if self.step not in (Step.DEAL_OVER, Step.PARTIE_OVER) and self.deal_number:
             d = self.deal_scores() if deal is None else deal
             a, b = a + d[0], b + d[1]
