@@ -109,7 +109,10 @@ class Connection:
             return
         now = time.monotonic()
         if now - self.last_heard > KEEPALIVE_MISSES * self.ping_interval:
-            self.close(CLOSE_KEEPALIVE, "No answer to ping.")
+            if self._sending:  # a write is stuck too: a close frame would never get out
+                self.drop("no answer to ping, and not reading")
+            else:
+                self.close(CLOSE_KEEPALIVE, "No answer to ping.")
             return
         if now - self.last_sent >= self.ping_interval and not self._frames:
             self.send(PING_TEXT)

@@ -142,6 +142,22 @@ def test_a_socket_too_slow_to_read_is_dropped_and_delays_nobody() -> None:
     asyncio.run(scenario())
 
 
+def test_a_silent_socket_that_stopped_reading_is_dropped_not_left_waiting() -> None:
+    """No pong for three ping intervals while a write to it is stuck: a close frame
+    queued behind that write would never go out, so the socket is dropped (1013)."""
+
+    async def scenario() -> None:
+        ws = StalledSocket()
+        conn = Connection(ws, "r", 0, queue_size=4, ping_interval=0.02)  # type: ignore[arg-type]
+        conn.start()
+        conn.send('{"type": "presence", "seats": []}')  # its write never ends
+        await asyncio.sleep(0.2)
+        assert conn.dropped and ws.closed_with == 1013
+        await conn.stop()
+
+    asyncio.run(scenario())
+
+
 class HeldSocket(ReadingSocket):
     """A client on a slow link: each write waits until the test lets it through."""
 
