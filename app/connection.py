@@ -46,6 +46,7 @@ class _State:
 
 STATE = _State()
 Render = Callable[["Connection"], str]
+OnDrop = Callable[["Connection"], None]
 
 
 class Connection:
@@ -53,8 +54,8 @@ class Connection:
     # Event, ~2.5 KB): a server holds two of these per room (docs/reliability.md).
     __slots__ = ("_behind", "_closer", "_direct", "_frames", "_sending", "_task", "_ticker",
                  "_wakeup", "closing", "dropped", "last_heard", "last_sent", "log_count",
-                 "log_window", "ping_interval", "queue_size", "reader", "receiving", "render",
-                 "room_id", "seat", "websocket")
+                 "log_window", "on_drop", "ping_interval", "queue_size", "reader", "receiving",
+                 "render", "room_id", "seat", "websocket")
 
     def __init__(
         self,
@@ -76,8 +77,10 @@ class Connection:
         self._frames: list[str | _Close | _State] = []
         self._wakeup: asyncio.Future[None] | None = None
         self._task: asyncio.Task[None] | None = None
-        # Writes this socket's state; set by the room the socket joins.
+        # Set by the room the socket joins: what writes this socket's state, and what
+        # makes the room forget the socket the moment it is dropped.
         self.render: Render | None = None
+        self.on_drop: OnDrop | None = None
         # A write is under way (by the sender, or by the reader: `_direct`), and how many
         # changes came meanwhile while a state was already owed.
         self._sending = False
@@ -158,20 +161,26 @@ class Connection:
         except _RenderFailed:
             self.close(CLOSE_INTERNAL, "The server failed; reconnect.")
             return
-        self._sending = self._direct = True
+        self._direct = True
         try:
-            await self.websocket.send_text(text)
+            await self._write(text)
         except Exception as exc:  # the peer went away: the receive loop sees it next
             log.debug("send ended room=%s seat=%d: %r", self.room_id, self.seat, exc)
             self.closing = True
             return
         finally:
-            self._sending = self._direct = False
+            self._direct = False
             self._behind = 0
-        del text
-        self.last_sent = time.monotonic()
         if self._frames:  # queued while this write was held up: the sender's now
             self._wake()
+
+    async def _write(self, text: str) -> None:
+        self._sending = True
+        try:
+            await self.websocket.send_text(text)
+        finally:
+            self._sending = False
+        self.last_sent = time.monotonic()
 
     def _put(self, item: str | _Close | _State) -> None:
         self._frames.append(item)
@@ -208,6 +217,8 @@ class Connection:
             self.reader.cancel()
         self._frames.clear()  # nobody will read these now
         self._closer = asyncio.create_task(self._close_now(CLOSE_TOO_SLOW, "Too slow to read."))
+        if self.on_drop is not None:
+            self.on_drop(self)
 
     async def _close_now(self, code: int, reason: str) -> None:
         with contextlib.suppress(Exception):
@@ -245,13 +256,8 @@ class Connection:
                 if isinstance(item, _State):
                     self._behind = 0
                     item = self._render()
-                self._sending = True
-                try:
-                    await self.websocket.send_text(item)
-                finally:
-                    self._sending = False
+                await self._write(item)
                 del item  # not kept while waiting for the next: ~2 KB a socket
-                self.last_sent = time.monotonic()
         except asyncio.CancelledError:
             raise
         except _RenderFailed:

@@ -173,6 +173,7 @@ class Room:
         seat.connections.append(conn)
         self.touch()
         conn.render = self.state_text
+        conn.on_drop = self.detach  # a socket too slow to read is gone for the room at once
         conn.start()
         conn.want_state()
         self.broadcast_presence(skip=conn)
@@ -187,10 +188,6 @@ class Room:
     def connections(self) -> list[Connection]:
         return [c for seat in self.seats for c in seat.connections]
 
-    def deliver(self, conn: Connection, text: str) -> None:
-        if not conn.send(text) and conn.dropped:
-            self.detach(conn)  # a socket too slow to read is gone for the room at once
-
     def broadcast_presence(self, skip: Connection | None = None) -> None:
         texts = {
             viewer: PresenceMessage.model_validate({"seats": self.presence(viewer)})
@@ -199,7 +196,7 @@ class Room:
         }
         for conn in self.connections():
             if conn is not skip:
-                self.deliver(conn, texts[conn.seat])
+                conn.send(texts[conn.seat])
 
     def state_text(self, conn: Connection) -> str:
         """The state message for `conn`, of the room as it is now: a socket's sender asks
@@ -233,20 +230,15 @@ class Room:
         }
         return orjson.dumps(message).decode()
 
-    def owe_state(self, conn: Connection) -> None:
-        conn.want_state()
-        if conn.dropped:
-            self.detach(conn)  # a socket too slow to read is gone for the room at once
-
     def error(self, conn: Connection, code: ErrorCode, message: str) -> None:
         log.info("refused room=%s seat=%d code=%s: %s", self.room_id, conn.seat, code, message)
         error = ErrorMessage(code=code, message=message, version=self.version)
-        self.deliver(conn, error.model_dump_json())
+        conn.send(error.model_dump_json())
 
     def refuse(self, conn: Connection, code: ErrorCode, message: str) -> None:
         """A clear error, then the current state, so the client is never left guessing."""
         self.error(conn, code, message)
-        self.owe_state(conn)
+        conn.want_state()
 
     # --- changes --------------------------------------------------------------------------
 
@@ -280,8 +272,6 @@ class Room:
         # with no wait since the change, so the state written is the one just made.
         if changed:
             await conn.send_state_now()
-            if conn.dropped:
-                self.detach(conn)
         if self.computer is not None:
             self.computer.poke()
 
@@ -325,7 +315,7 @@ class Room:
             listener(self)
         for conn in self.connections():
             if conn is not skip:
-                self.owe_state(conn)
+                conn.want_state()
 
     async def close(self, code: int, reason: str) -> None:
         self.closed = True

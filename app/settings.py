@@ -42,7 +42,7 @@ class Settings(BaseSettings):
     # Frames above this are refused by uvicorn itself (close 1009), before the app sees them.
     ws_max_frame_bytes: Annotated[int, Field(ge=1024)] = 64 * 1024
     # permessage-deflate costs ~42 KiB of memory per socket and CPU per message, for
-    # state messages of ~2.4 KB: off by default (docs/reliability.md).
+    # state messages of ~1.8 KB: off by default (docs/reliability.md).
     ws_deflate: bool = False
     templates_dir: Path = ROOT / "templates"
     static_dir: Path = ROOT / "static"

@@ -1,7 +1,8 @@
 """The WebSocket `/ws/{room_id}`: handshake checks, then one receive loop per socket.
 
 The loop only reads, checks limits and parses; the room applies. Sending is the
-connection's own task, so a slow reader never holds this loop or the room.
+connection's own task, so a slow reader never holds the room; the one write this loop
+makes itself is its own seat's state right after its own action (app/connection.py).
 """
 
 from __future__ import annotations
@@ -219,7 +220,7 @@ async def _dispatch(room: Room, conn: Connection, msg: ClientMessage) -> None:
     if isinstance(msg, ActionMessage | NewMatchMessage):
         await room.act(conn, msg)
     elif isinstance(msg, ClientPing):
-        room.deliver(conn, PONG_TEXT)
+        conn.send(PONG_TEXT)
     # A pong needs no answer: `heard` has noted the socket is alive.
 
 
