@@ -3,7 +3,7 @@
 // choice); everything else is redrawn from the latest state the server sent.
 
 import { TableSocket } from "./socket.js";
-import { renderTable, renderPresence, context, logLineText, bonusName, PROMINENT_BONUSES } from "./render.js";
+import { h, renderTable, renderPresence, context, logLineText, bonusName, PROMINENT_BONUSES } from "./render.js";
 
 const root = document.getElementById("table");
 const banner = document.getElementById("conn-banner");
@@ -189,16 +189,9 @@ function onStatus(status, detail, way) {
     bannerText.textContent = detail || "The table closed the connection.";
     banner.classList.add("fatal");
     if (way && way.link) {
-      const link = document.createElement("a");
-      link.className = "button conn-action";
-      link.href = way.link.href;
-      link.textContent = way.link.label;
-      banner.append(link);
+      banner.append(h("a", { class: "button conn-action", href: way.link.href }, way.link.label));
     } else if (way && way.retry) {
-      const again = document.createElement("button");
-      again.type = "button";
-      again.className = "button conn-action";
-      again.textContent = way.retry;
+      const again = h("button", { type: "button", class: "button conn-action" }, way.retry);
       again.addEventListener("click", () => socket.start());
       banner.append(again);
     }
