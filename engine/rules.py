@@ -446,7 +446,9 @@ def _win_first_call(
     _record_scored(s, seat, combo, stages)
     s.first_call = combo
     s.called_cards = frozenset(combo.cards)
-    if combo.category is not Category.POINT and _lesser_calls(s, seat):
+    # Sequences and sets always get a lesser step, ended by "Done": a step offered only to
+    # a hand with more to call would tell the other seat there is more (noninterference).
+    if combo.category is not Category.POINT:
         _goto(s, lesser_step, seat)
     elif lesser_step is Step.ELDER_LESSER:
         _next_elder_category(s)
@@ -618,12 +620,10 @@ def _on_elder_call(s: State, seat: int, a: Action) -> None:
     d = _decl(s, _current_category(s))
     if isinstance(a, Pass):
         _say(s, d.category, seat, "call", "Nothing")
-        younger = _younger(s)
-        if natural_calls(d.category, s.hands[younger]):
-            # The outcome stays pending: the category is hers to call after the lead.
-            s.younger_queue = (*s.younger_queue, d.category)
-        else:
-            _set_decl(s, replace(_decl(s, d.category), outcome=Outcome.NONE))
+        # The category is younger's to call after the lead, or to say "Nothing" in, whether
+        # or not she holds anything: settling it now, for some hands only, would tell elder
+        # that she has nothing to call (DESIGN.md, noninterference).
+        s.younger_queue = (*s.younger_queue, d.category)
         _next_elder_category(s)
         return
     assert isinstance(a, Call)
@@ -678,11 +678,7 @@ def _on_lesser(s: State, seat: int, a: Action) -> None:
     s.called_cards = s.called_cards | set(combo.cards)
     said = combo.said(1)
     _say(s, combo.category, seat, "call", f"And {said[0].lower()}{said[1:]}", combo.score)
-    if not _lesser_calls(s, seat):
-        if elder_side:
-            _next_elder_category(s)
-        else:
-            _next_younger_category(s)
+    # The step stays until "Done", even with nothing left to call (see _win_first_call).
 
 
 def _on_younger_call(s: State, seat: int, a: Action) -> None:

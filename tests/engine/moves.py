@@ -132,4 +132,5 @@ def declared_with_a_tie() -> State:
     (32 with younger at nothing: a repique). Elder to lead."""
     s = say(say(say(equal_points(), ELDER, "Point of five"), YOUNGER, "Equal"), YOUNGER, "Equal")
     s = say(say(say(s, ELDER, "Quart to the ace"), YOUNGER, "Equal"), YOUNGER, "Good")
-    return say(good(s, "Four kings"), ELDER, "Four queens")
+    s = say(s, ELDER, "Done")
+    return say(say(good(s, "Four kings"), ELDER, "Four queens"), ELDER, "Done")

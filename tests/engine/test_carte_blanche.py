@@ -128,9 +128,11 @@ def _younger_blank_declared(announce: bool) -> State:
     s = good(s, "Sixième to the ace")
     s = say(s, ELDER, "Tierce to the king")
     s = say(s, ELDER, "Tierce to the king")
+    s = say(s, ELDER, "Done")
     s = good(s, "Three kings")
     s = say(s, ELDER, "Three queens")
     s = say(s, ELDER, "Three jacks")
+    s = say(s, ELDER, "Done")
     assert s.step is Step.LEAD
     return s
 
@@ -159,7 +161,7 @@ def _elder_blank_declared(announce: bool) -> State:
     s = say(say(s, ELDER, "Three aces"), YOUNGER, "Not good")
     s = lead(s, "AS")
     for words in ("Point of five", "Quint to the ace", "Tierce to the king", "Tierce to the king",
-                  "Four jacks", "Three kings", "Three queens"):
+                  "Done", "Four jacks", "Three kings", "Three queens", "Done"):
         s = say(s, YOUNGER, words)
     assert s.step is Step.FOLLOW
     return s
@@ -185,7 +187,7 @@ def test_carte_blanche_counts_towards_the_holders_own_repique() -> None:
     s = say(say(s, ELDER, "Tierce to the king"), YOUNGER, "Not good")
     s = say(say(s, ELDER, "Four kings"), YOUNGER, "Not good")
     s = lead(s, "KS")
-    for words in ("Point of five", "Quart to the ten", "Four aces", "Four tens"):
+    for words in ("Point of five", "Quart to the ten", "Done", "Four aces", "Four tens", "Done"):
         s = say(s, YOUNGER, words)
     assert bonuses(s) == [(YOUNGER, "carte_blanche", 10), (YOUNGER, "repique", 60)]
     assert scores(s) == (1, 47 + 60)

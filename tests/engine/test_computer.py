@@ -170,7 +170,9 @@ def test_elder_calls_its_best_in_each_category_then_its_lesser_ones() -> None:
         ("call", "point", "AS KS QS JS 9S"),     # point of five, not of four
         ("call", "sequence", "AS KS QS JS"),     # the quart first...
         ("call", "sequence", "10H 9H 8H"),       # ...then the tierce: it sinks nothing
+        ("pass", None, ""),                      # "Done"
         ("call", "set", "AS AC AD"),             # three aces
+        ("pass", None, ""),                      # "Done"
     ]
     assert s.step is Step.LEAD and s.deal_scores()[ELDER] == 5 + 4 + 3 + 3
 
@@ -233,13 +235,15 @@ def test_younger_calls_its_best_after_the_lead_then_its_lesser_ones() -> None:
     calls = []
     while s.step in DECLARING:
         action = decide(s, YOUNGER)
-        calls.append((action["category"], " ".join(action["cards"])))
+        calls.append((action.get("category"), " ".join(action.get("cards", ()))))
         s = engine.apply(s, YOUNGER, action)
     assert calls == [
         ("point", "AH KH QH JH"),
         ("sequence", "AH KH QH JH"),
         ("sequence", "10C 9C 8C"),
+        (None, ""),  # "Done"
         ("set", "AS AH AD"),
+        (None, ""),  # "Done"
     ]
     assert s.step is Step.FOLLOW
 
@@ -303,6 +307,7 @@ def test_following_it_plays_the_cheapest_card_that_wins_or_its_lowest() -> None:
     s = discard(discard(s, ELDER, "7H"), YOUNGER, "9H")
     s = until(s, Step.LEAD, computer=YOUNGER)
     s = play(s, ELDER, "AH")
+    s = until(s, Step.FOLLOW, computer=YOUNGER)  # its "Nothing" where elder said nothing
     s, action, _ = turn(s, YOUNGER)
     assert action == {"type": "play", "card": "8H"}  # nothing wins: its lowest heart
     s = play(engine.apply(s, YOUNGER, action), ELDER, "AD")

@@ -183,6 +183,7 @@ def test_equal_best_sequences_cancel_every_sequence_law_63() -> None:
     # No lesser sequence for elder: the next thing is his set.
     assert labels(s, ELDER)[0] == "Three aces" and "Tierce to the nine" not in labels(s, ELDER)
     s = good(s, "Three aces")  # her three kings lose
+    s = say(s, ELDER, "Done")
     s = lead(s, "AC")
     assert s.step is Step.FOLLOW  # and none for younger after the lead
     assert outcome(s, "sequence") == "equal"
@@ -244,8 +245,10 @@ def test_sinking_elder_may_call_less_than_he_holds() -> None:
     assert {"Sixième to the ace", "Quint to the ace", "Quint to the king", "Quart to the ace",
             "Quart to the queen", "Tierce to the jack"} <= set(labels(s, ELDER))
     s = say(say(s, ELDER, "Quart to the ace"), YOUNGER, "Good")
+    s = say(s, ELDER, "Done")
     assert "Four aces" in labels(s, ELDER) and "Three aces" in labels(s, ELDER)
     s = good(s, "Three aces")
+    s = say(s, ELDER, "Done")
     assert s.step is Step.LEAD
     assert scores(s) == (5 + 4 + 3, 0)  # scores what he called, not what he held
 
@@ -277,6 +280,10 @@ def test_lesser_calls_are_not_above_the_first_call() -> None:
     assert labels(s, ELDER) == ["Tierce to the ten", "Done"]
     s = say(s, ELDER, "Tierce to the ten")
     assert scores(s) == (5 + 4 + 4 + 3, 0)
+    # Nothing is left to call, but the step stays until he says "Done": ending it by
+    # itself would tell younger that he holds no more.
+    assert s.step is Step.ELDER_LESSER and labels(s, ELDER) == ["Done"]
+    s = say(s, ELDER, "Done")
     assert s.step is Step.ELDER_CALL  # on to sets
 
 
@@ -297,6 +304,8 @@ def test_younger_calls_after_elders_first_lead_and_must_beat_his_call() -> None:
     s = say(s, YOUNGER, "Sixième to the ace")
     assert labels(s, YOUNGER) == ["Tierce to the jack", "Done"]  # she adds her lesser ones
     s = say(s, YOUNGER, "Tierce to the jack")
+    assert labels(s, YOUNGER) == ["Done"]
+    s = say(s, YOUNGER, "Done")
     assert labels(s, YOUNGER) == ["Three aces"]  # three tens would not beat three kings
     s = say(s, YOUNGER, "Three aces")
     assert labels(s, YOUNGER) == ["Three tens", "Done"]
@@ -315,8 +324,8 @@ def test_when_elder_calls_nothing_younger_may_call_anything_or_nothing() -> None
 
 def test_elders_scores_land_before_the_first_card() -> None:
     s = say(say(elder_could_sink(), ELDER, "Point of five"), YOUNGER, "Good")
-    s = say(say(s, ELDER, "Quart to the ace"), YOUNGER, "Good")
-    s = good(s, "Three aces")
+    s = say(say(say(s, ELDER, "Quart to the ace"), YOUNGER, "Good"), ELDER, "Done")
+    s = say(good(s, "Three aces"), ELDER, "Done")
     log = engine.view(s, YOUNGER)["log"]
     assert [x["points"] for x in log if x["seat"] == ELDER and x["points"]] == [5, 4, 3]
     assert s.step is Step.LEAD and scores(s) == (12, 0)

@@ -27,6 +27,7 @@ def elder_at_29(younger: str, stock: str, younger_throws: str) -> State:
     s = good(s, "Point of eight")
     s = good(s, "Huitième to the ace")
     s = say(s, ELDER, "Tierce to the ace")
+    s = say(s, ELDER, "Done")
     s = say(s, ELDER, "Nothing")  # no set
     assert s.step is Step.LEAD and scores(s) == (29, 0) and bonuses(s) == []  # no repique
     return s
@@ -40,9 +41,9 @@ def test_repique_reaching_thirty_at_step_iii_is_not_undone_by_younger_scoring_at
              "JS KC QC JC AD 7D QD JD")
     s = exchange(s, "7C", "AC")
     s = good(good(s, "Point of eight"), "Huitième to the ace")
-    s = say(say(s, ELDER, "Quart to the ace"), ELDER, "Nothing")  # no set
+    s = say(say(say(s, ELDER, "Quart to the ace"), ELDER, "Done"), ELDER, "Nothing")  # no set
     assert s.step is Step.LEAD and scores(s) == (30, 0)
-    s = say(lead(s, "7H"), YOUNGER, "Three tens")
+    s = say(say(lead(s, "7H"), YOUNGER, "Three tens"), YOUNGER, "Done")
     assert bonuses(s) == [(ELDER, "repique", 60)]
     assert scores(s) == (30 + 60 + 1, 3)
 
@@ -56,10 +57,10 @@ def test_younger_makes_repique_although_elder_led_and_scored_his_set_first() -> 
     s = exchange(s, "JC", "7D")
     s = say(say(s, ELDER, "Point of four"), YOUNGER, "Not good")
     s = say(say(s, ELDER, "Quart to the ace"), YOUNGER, "Not good")
-    s = good(s, "Three aces")
+    s = say(good(s, "Three aces"), ELDER, "Done")
     assert scores(s) == (3, 0)
     s = lead(s, "AS")
-    for words in ("Point of eight", "Huitième to the ace", "Quart to the king"):
+    for words in ("Point of eight", "Huitième to the ace", "Quart to the king", "Done"):
         s = say(s, YOUNGER, words)
     assert bonuses(s) == [(YOUNGER, "repique", 60)]
     assert scores(s) == (3 + 1, 30 + 60)
@@ -68,6 +69,9 @@ def test_younger_makes_repique_although_elder_led_and_scored_his_set_first() -> 
 def test_pique_thirty_in_declarations_and_play_made_by_a_losing_lead() -> None:
     s = elder_at_29("JS 10S 9S 8S 7S AC KC QC 9C 8C AD KD", "7D 8D JC 10C QD JD 10D 9D", "8C")
     s = lead(s, "7D")  # the thirtieth point
+    # Pique is reckoned once younger has said what she calls (here: "Nothing" in sets).
+    assert bonuses(s) == [] and s.step is Step.YOUNGER_CALL
+    s = younger_calls_nothing(s)
     assert bonuses(s) == [(ELDER, "pique", 30)]
     s = tricks(s, "AD")  # and the seven loses the trick
     assert engine.view(s, ELDER)["tricks"][0]["winner"] == YOUNGER
@@ -119,6 +123,8 @@ def test_a_seat_scores_one_or_the_other_never_both() -> None:
     s = exchange(s, "7D", "7H")
     for words in ("Point of five", "Quint to the ace", "Four aces"):
         s = good(s, words)
+        if s.step is Step.ELDER_LESSER:
+            s = say(s, ELDER, "Done")
     s = tricks(younger_calls_nothing(lead(s, "AH")), "9H KH 8H")
     assert scores(s) == (94 + 2, 0)
     assert bonuses(s) == [(ELDER, "repique", 60)]

@@ -62,8 +62,8 @@ def test_only_what_was_called_is_shown_never_what_lost_or_was_sunk() -> None:
              "7D 9S 10S 8S 8H 7H 10C 9C")
     s = exchange(s, "8C", "JC")
     s = say(say(s, ELDER, "Point of five"), YOUNGER, "Not good")  # his point lost
-    s = say(say(s, ELDER, "Quart to the ace"), YOUNGER, "Good")
-    s = say(say(s, ELDER, "Three aces"), YOUNGER, "Good")
+    s = say(say(say(s, ELDER, "Quart to the ace"), YOUNGER, "Good"), ELDER, "Done")
+    s = say(say(say(s, ELDER, "Three aces"), YOUNGER, "Good"), ELDER, "Done")
     s = lead(s, "7C")
     s = say(s, YOUNGER, "Point of six")
     # The quart was answered "Good" at the first stage: it is told as a quart only.

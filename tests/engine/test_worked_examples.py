@@ -14,8 +14,8 @@ def test_seed_000_repique_of_94_point_5_quint_15_quatorze_of_aces_14_all_good() 
              "9D QS 10S QC 10C 7C QD 10D")
     s = exchange(s, "7D", "7H")
     s = good(s, "Point of five")
-    s = good(s, "Quint to the ace")
-    s = good(s, "Four aces")
+    s = say(good(s, "Quint to the ace"), ELDER, "Done")
+    s = say(good(s, "Four aces"), ELDER, "Done")
     assert [said(s, c)[-1] for c in ("point", "sequence", "set")] == ["Younger: Good"] * 3
     assert s.step is Step.LEAD  # 34 before younger has scored: repique
     assert bonuses(s) == [(ELDER, "repique", 60)]
@@ -31,13 +31,15 @@ def test_seed_001_repique_of_92() -> None:
              "AD QD 10D 9D 8D JC 9C 7C JS 10S 8S 8H",
              "KD 9S 7S QC 10C 8C JD 7D")
     s = exchange(s, "KC", "8H")
-    # Each first call is answered "Good"; the lesser ones follow it unanswered.
+    # Each first call is answered "Good"; the lesser ones follow it unanswered, until
+    # "Done"; the repique is reckoned when his declarations are over.
     for words, points, first in (("Point of seven", 7, True), ("Sixième to the ace", 16, True),
-                                 ("Tierce to the ace", 3, False), ("Three aces", 3, True),
-                                 ("Three kings", 3, False)):
+                                 ("Tierce to the ace", 3, False), ("Done", 0, False),
+                                 ("Three aces", 3, True), ("Three kings", 3, False),
+                                 ("Done", 60, False)):
         before = scores(s)[ELDER]
         s = good(s, words) if first else say(s, ELDER, words)
-        assert scores(s)[ELDER] - before == points + (60 if words == "Three kings" else 0)
+        assert scores(s)[ELDER] - before == points
     assert bonuses(s) == [(ELDER, "repique", 60)]
     assert scores(s) == (92, 0)
 
@@ -66,12 +68,13 @@ def test_seed_004_deal_24_to_14_after_declaring() -> None:
     # "Point of 5." "No good." / "Run of 3." "7!" / "Quad aces." "Obv good."
     s = say(say(s, ELDER, "Point of five"), YOUNGER, "Not good")
     s = say(say(s, ELDER, "Tierce to the jack"), YOUNGER, "Not good")
-    s = say(say(s, ELDER, "Four aces"), YOUNGER, "Good")
+    s = say(say(say(s, ELDER, "Four aces"), YOUNGER, "Good"), ELDER, "Done")
     assert said(s, "set") == ["Elder: Four aces", "Younger: Good"]  # her four queens lose
     assert scores(s) == (14, 0)
     s = lead(s, "AH")
     assert labels(s, YOUNGER)[:2] == ["Point of seven", "Point of six"]
     s = say(say(s, YOUNGER, "Point of seven"), YOUNGER, "Septième to the king")
+    s = say(s, YOUNGER, "Done")
     assert s.step is Step.FOLLOW
     declared = [(x["seat"], x["points"]) for x in engine.view(s, ELDER)["log"]
                 if x["kind"] in ("call", "score") and x["points"]]
