@@ -9,6 +9,7 @@ from typing import Any
 import uvicorn
 
 from app.main import create_app
+from app.serving import connection_cap, guarded_h11
 from app.settings import Settings
 
 # At debug level, uvicorn (through the websockets library) logs every handshake's request
@@ -26,8 +27,13 @@ class HideSeatCookies(logging.Filter):
 
 
 def uvicorn_options(settings: Settings) -> dict[str, Any]:
-    """The uvicorn settings the table runs with (the benchmark reuses them for its echo app)."""
+    """The uvicorn settings the table runs with (the benchmark reuses them for its echo app).
+    HTTP is uvicorn's h11 protocol with a deadline for request heads and caps on
+    connections (app/serving.py); no `server` header tells what runs here."""
     return {
+        "http": guarded_h11(settings, connection_cap(settings)),
+        "server_header": False,
+        "timeout_keep_alive": settings.keep_alive_seconds,
         "host": settings.host,
         "port": settings.port,
         "log_level": settings.log_level,
