@@ -104,7 +104,7 @@ async def make_room(
     return response
 
 
-@router.get("/r/{room_id}", name="table", response_model=None)
+@router.api_route("/r/{room_id}", methods=["GET", "HEAD"], name="table", response_model=None)
 async def table(request: Request, room_id: str) -> Response:
     """The table page. A GET (or HEAD) never takes a seat: a chat app fetching a preview
     of the link would take the friend's. A visitor holding no seat at a table with a free

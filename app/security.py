@@ -177,45 +177,39 @@ class Guard:
                 return
         length = headers.get(b"content-length")
         if length is not None and (not length.isdigit() or int(length) > self.max_body_bytes):
-            await _refuse(scope, send_with_headers, 413,
-                          f"Request body too large; the limit is {self.max_body_bytes} bytes.")
+            await _refuse(scope, send_with_headers, 413, self._too_large)
             return
-        received = 0
-        too_large = False
-
-        async def receive_limited() -> Message:
-            nonlocal received, too_large
+        if scope["method"] not in STATE_CHANGING:
+            await self.app(scope, receive, send_with_headers)
+            return
+        # The body is read here, up to the limit, and handed on whole: a body sent without
+        # Content-Length is held to the same limit, and refused with the same clear 413
+        # (from inside the app, a failed read would be a parser's 400).
+        body = bytearray()
+        while True:
             message = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > self.max_body_bytes:
-                    too_large = True
-                    raise BodyTooLarge
-            return message
+            if message["type"] == "http.disconnect":
+                return
+            body += message.get("body", b"")
+            if len(body) > self.max_body_bytes:
+                await _refuse(scope, send_with_headers, 413, self._too_large)
+                return
+            if not message.get("more_body", False):
+                break
+        handed = False
 
-        started = False
+        async def replay() -> Message:
+            nonlocal handed
+            if handed:
+                return await receive()  # after the body: only a disconnect comes
+            handed = True
+            return {"type": "http.request", "body": bytes(body), "more_body": False}
 
-        async def send_tracked(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send_with_headers(message)
+        await self.app(scope, replay, send_with_headers)
 
-        try:
-            await self.app(scope, receive_limited, send_tracked)
-        except BodyTooLarge:
-            if not started:
-                await _refuse(scope, send_with_headers, 413,
-                              f"Request body too large; the limit is {self.max_body_bytes} bytes.")
-        except Exception:
-            if not too_large or started:
-                raise
-            await _refuse(scope, send_with_headers, 413,
-                          f"Request body too large; the limit is {self.max_body_bytes} bytes.")
-
-
-class BodyTooLarge(Exception):
-    """The request body passed the limit while it was read."""
+    @property
+    def _too_large(self) -> str:
+        return f"Request body too large; the limit is {self.max_body_bytes} bytes."
 
 
 async def _refuse(scope: Scope, send: Send, status: int, message: str) -> None:

@@ -8,9 +8,10 @@ visitor uses it from 127.0.0.1 (FORWARDED_ALLOW_IPS is set to nothing, so that b
 addresses count as clients):
 
 1. Room flood: for --flood-seconds, the attacker POSTs /api/rooms 16 at a time as fast
-   as answers come back. Meanwhile the visitor makes a table through the lobby's form
-   (POST /rooms) once a second, each time from another address (another person). Measured: rooms the attacker made (and per minute), and
-   how many of the visitor's tries got a table.
+   as answers come back. Meanwhile a visitor makes a table through the lobby's form
+   (POST /rooms) once a second, each time from another address (another person).
+   Measured: rooms the attacker made (and per minute), and how many of the visitor's
+   tries got a table.
 2. Idle connections: the attacker opens --idle TCP connections and sends nothing (half
    of them a request line and no more). The visitor then asks for the lobby and a table
    once a second for --hold seconds. Measured: connections the server still holds open
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import resource
 import socket
@@ -132,10 +134,8 @@ def open_idle(port: int, count: int) -> list[socket.socket]:
     time.sleep(0.5)
     for i, s in enumerate(socks):
         if i % 2:
-            try:
+            with contextlib.suppress(OSError):
                 s.send(b"GET / HTTP/1.1\r\n")  # a request line, and no more
-            except OSError:
-                pass
     return socks
 
 
