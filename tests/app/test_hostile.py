@@ -160,6 +160,8 @@ def test_a_post_from_another_sites_page_is_refused(
     {},  # not a browser: no cookie of a visitor to abuse
     {"origin": "http://testserver", "sec-fetch-site": "same-origin"},
     {"sec-fetch-site": "none"},  # typed, or a bookmark
+    # Our own form under Referrer-Policy: no-referrer: Chromium sends Origin: null.
+    {"origin": "null", "sec-fetch-site": "same-origin"},
 ])
 def test_a_post_from_our_own_page_is_welcome(client: TestClient, headers: dict[str, str]) -> None:
     made = client.post("/rooms", data={"opponent": "friend"}, headers=headers,
