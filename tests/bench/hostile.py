@@ -16,6 +16,9 @@ addresses count as clients):
    of them a request line and no more). The visitor then asks for the lobby and a table
    once a second for --hold seconds. Measured: connections the server still holds open
    at the end, and the visitor's answers.
+3. Reconnect flood: for --reconnect-seconds, one seat opens its socket, sends 100 pings
+   at once, reads until the server closes it (1008, the rate limit), and reconnects at
+   once. Measured: pongs (messages served) per second.
 
 Every step has a deadline; the server is stopped at the end. The last line prints the
 figures.
@@ -39,6 +42,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 import httpx  # noqa: E402
+from websockets.asyncio.client import connect  # noqa: E402
+from websockets.exceptions import ConnectionClosed, InvalidStatus  # noqa: E402
 
 from tests.serverproc import HOST, free_port, stop, wait_until_healthy  # noqa: E402
 
@@ -168,11 +173,38 @@ async def idle_hold(base: str, hold: float) -> tuple[int, int, int]:
     return tries, lobbies, tables
 
 
+async def reconnect_flood(base: str, seconds: float) -> tuple[float, int]:
+    """(pongs a second, sockets opened) for one seat reconnecting after each close."""
+    async with httpx.AsyncClient(base_url=base, trust_env=False, timeout=10) as http:
+        made = (await http.post("/api/rooms", json={"opponent": "friend"},
+                                headers={"x-forwarded-for": "198.51.100.7"})).json()
+    url = base.replace("http://", "ws://") + f"/ws/{made['room_id']}"
+    cookie = {"Cookie": f"piquet_seat_{made['room_id']}={made['token']}"}
+    pongs = sockets = 0
+    start = time.monotonic()
+    deadline = start + seconds
+    while time.monotonic() < deadline:
+        try:
+            async with connect(url, additional_headers=cookie, proxy=None,
+                               open_timeout=5) as ws:
+                sockets += 1
+                for _ in range(100):
+                    await ws.send('{"type": "ping"}')
+                with contextlib.suppress(ConnectionClosed, TimeoutError):
+                    while True:
+                        frame = await asyncio.wait_for(ws.recv(), 5)
+                        pongs += '"pong"' in frame
+        except (OSError, InvalidStatus, ConnectionClosed, TimeoutError):
+            await asyncio.sleep(0.01)
+    return pongs / (time.monotonic() - start), sockets
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--flood-seconds", type=float, default=60)
     parser.add_argument("--idle", type=int, default=1100)
     parser.add_argument("--hold", type=float, default=15)
+    parser.add_argument("--reconnect-seconds", type=float, default=10)
     args = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, args.idle + 512)), hard))
@@ -195,12 +227,16 @@ def main() -> None:
               f"{lobbies}/{i_tries}, table {i_tables}/{i_tries}", flush=True)
         for s in socks:
             s.close()
+        rate, opened = asyncio.run(reconnect_flood(base, args.reconnect_seconds))
+        print(f"reconnect flood {args.reconnect_seconds:.0f} s: {opened} sockets, "
+              f"{rate:.0f} messages served a second", flush=True)
     finally:
         stop(proc)
     print(f"server log: {log}")
     print(f"rooms/min from one client {per_minute:.0f}, visitor tables during flood "
           f"{tables}/{tries}; idle sockets held {held}/{len(socks)}, visitor served "
-          f"lobby {lobbies}/{i_tries} table {i_tables}/{i_tries}")
+          f"lobby {lobbies}/{i_tries} table {i_tables}/{i_tries}; reconnect flood "
+          f"{rate:.0f} messages/s")
 
 
 if __name__ == "__main__":
