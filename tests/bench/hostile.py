@@ -212,24 +212,30 @@ def main() -> None:
     base = f"http://{HOST}:{port}"
     log = Path(tempfile.mkdtemp(prefix="hostile-")) / "server.log"
     proc = start_server(port, log)
+    per_minute = rate = 0.0
+    tables = tries = held = lobbies = i_tries = i_tables = opened = 0
+    socks: list[socket.socket] = []
     try:
-        made, refused, tries, tables = asyncio.run(room_flood(base, args.flood_seconds))
-        per_minute = made * 60 / args.flood_seconds
-        print(f"room flood {args.flood_seconds:.0f} s from {ATTACKER}: {made} rooms made "
-              f"({per_minute:.0f}/min), {refused} refused; visitor got a table "
-              f"{tables}/{tries} times", flush=True)
-        socks = open_idle(port, args.idle)
-        t0 = time.monotonic()
-        i_tries, lobbies, i_tables = asyncio.run(idle_hold(base, args.hold))
-        held = still_open(socks)
-        print(f"idle: {len(socks)} connections opened from {ATTACKER}; after "
-              f"{time.monotonic() - t0:.0f} s the server holds {held}; visitor: lobby "
-              f"{lobbies}/{i_tries}, table {i_tables}/{i_tries}", flush=True)
-        for s in socks:
-            s.close()
-        rate, opened = asyncio.run(reconnect_flood(base, args.reconnect_seconds))
-        print(f"reconnect flood {args.reconnect_seconds:.0f} s: {opened} sockets, "
-              f"{rate:.0f} messages served a second", flush=True)
+        if args.flood_seconds > 0:
+            made, refused, tries, tables = asyncio.run(room_flood(base, args.flood_seconds))
+            per_minute = made * 60 / args.flood_seconds
+            print(f"room flood {args.flood_seconds:.0f} s from {ATTACKER}: {made} rooms made "
+                  f"({per_minute:.0f}/min), {refused} refused; visitor got a table "
+                  f"{tables}/{tries} times", flush=True)
+        if args.idle > 0:
+            socks = open_idle(port, args.idle)
+            t0 = time.monotonic()
+            i_tries, lobbies, i_tables = asyncio.run(idle_hold(base, args.hold))
+            held = still_open(socks)
+            print(f"idle: {len(socks)} connections opened from {ATTACKER}; after "
+                  f"{time.monotonic() - t0:.0f} s the server holds {held}; visitor: lobby "
+                  f"{lobbies}/{i_tries}, table {i_tables}/{i_tries}", flush=True)
+            for s in socks:
+                s.close()
+        if args.reconnect_seconds > 0:
+            rate, opened = asyncio.run(reconnect_flood(base, args.reconnect_seconds))
+            print(f"reconnect flood {args.reconnect_seconds:.0f} s: {opened} sockets, "
+                  f"{rate:.0f} messages served a second", flush=True)
     finally:
         stop(proc)
     print(f"server log: {log}")
