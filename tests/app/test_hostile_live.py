@@ -11,7 +11,6 @@ import contextlib
 import socket
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
@@ -221,6 +220,6 @@ def test_nested_json_and_bad_utf8_log_no_traceback(server: LiveServer) -> None:
     assert "Traceback" not in log and "RecursionError" not in log
 
 
-def test_the_server_log_has_no_traceback(server: LiveServer, tmp_path: Path) -> None:
+def test_the_server_log_has_no_traceback(server: LiveServer) -> None:
     """Last in this module: nothing above left a traceback in the log."""
     assert "Traceback" not in server.log()
