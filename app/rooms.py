@@ -434,10 +434,11 @@ class ComputerSeat:
 class RoomRegistry:
     """Every room of this process, with the limits: max_rooms and idle expiry.
 
-    A room nobody has used (no action by a person, no friend in the other seat) expires
-    after `unused_seconds`, and when all max_rooms are open the oldest such room gives way
-    to the new one: a client that makes rooms by the thousand fills nothing for long, and
-    never keeps a visitor from a table (issue 15)."""
+    A room nobody has used (no action by a person, no friend in the other seat) and
+    nobody is waiting in (no socket open) expires after `unused_seconds`, and when all
+    max_rooms are open the oldest unused room gives way to the new one: a client that
+    makes rooms by the thousand fills nothing for long, and never keeps a visitor from a
+    table (issue 15)."""
 
     def __init__(
         self,
@@ -514,7 +515,11 @@ class RoomRegistry:
         log.info("room gave way room=%s rooms=%d", room.room_id, len(self.rooms))
 
     def _expired(self, room: Room, now: float) -> bool:
-        limit = self.idle_seconds if room.used else self.unused_seconds
+        # A maker waiting with the page open for a friend keeps the room to the long limit:
+        # sockets cost an attacker (a cap per address), and unused rooms, held or not, still
+        # give way first when every table is taken, so holding them shuts nobody out.
+        waiting = any(seat.connections for seat in room.seats)
+        limit = self.idle_seconds if room.used or waiting else self.unused_seconds
         return now - room.last_activity >= limit
 
     async def sweep(self) -> int:

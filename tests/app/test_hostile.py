@@ -54,9 +54,13 @@ def test_rooms_nobody_used_expire_within_minutes(templates_dir: Path) -> None:
     with serve(templates_dir, clock=clock, room_idle_seconds=7200, room_unused_seconds=600,
                sweep_interval=3600) as client:
         unused = new_room(client, "friend")
-        held = new_room(client, "friend")  # a socket open, but nothing done
-        sock = SeatSocket(client, held["room_id"], held["token"])
+        waiting = new_room(client, "friend")  # the maker waits, page open, for a friend
+        sock = SeatSocket(client, waiting["room_id"], waiting["token"])
         sock.connect()
+        left = new_room(client, "friend")  # the maker opened the page, then left
+        gone = SeatSocket(client, left["room_id"], left["token"])
+        gone.connect()
+        gone.close()
         joined = new_room(client, "friend")
         join(client, joined["room_id"])
         played = new_room(client, "computer")
@@ -68,12 +72,13 @@ def test_rooms_nobody_used_expire_within_minutes(templates_dir: Path) -> None:
         registry = client.app.state.rooms  # type: ignore[attr-defined]
         assert client.portal.call(registry.sweep) == 2  # type: ignore[union-attr]
         assert registry.get(unused["room_id"]) is None
-        assert registry.get(held["room_id"]) is None
-        assert sock.expect_closed()[0] == 4410
+        assert registry.get(left["room_id"]) is None
+        assert registry.get(waiting["room_id"]) is not None  # still waiting for the friend
         assert registry.get(joined["room_id"]) is not None
         assert registry.get(played["room_id"]) is not None
-        clock.advance(7200)  # rooms in use keep the long limit
-        assert client.portal.call(registry.sweep) == 2  # type: ignore[union-attr]
+        clock.advance(7200)  # rooms in use, or waited in, keep the long limit
+        assert client.portal.call(registry.sweep) == 3  # type: ignore[union-attr]
+        assert sock.expect_closed()[0] == 4410
 
 
 def test_when_every_table_is_taken_the_oldest_unused_room_gives_way(
