@@ -52,6 +52,7 @@ import httpx  # noqa: E402
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 from websockets.exceptions import ConnectionClosed  # noqa: E402
 
+from app.runtime import LoopMonitor, settle_collector  # noqa: E402
 from tests.serverproc import HOST, free_port, stop, wait_until_healthy  # noqa: E402
 
 RECV_TIMEOUT = 30.0  # one frame; far above any round trip seen, so a hang is an error
@@ -223,7 +224,8 @@ class Room:
         return codes
 
 
-def start_server(port: int, rooms: int, log_path: Path) -> subprocess.Popen[bytes]:
+def start_server(port: int, rooms: int, log_path: Path,
+                 collector_tuning: bool = True) -> subprocess.Popen[bytes]:
     env = {
         **os.environ,
         "PIQUET_HOST": HOST,
@@ -235,7 +237,13 @@ def start_server(port: int, rooms: int, log_path: Path) -> subprocess.Popen[byte
         "PIQUET_MAX_ROOMS": str(rooms + 50),
         "PIQUET_ROOMS_BURST": str(rooms + 50),
         "PIQUET_MAX_CONNECTIONS": str(2 * rooms + 1000),
+        # A socket silent for 3 intervals is closed (4408). Sockets are read only during
+        # play, and making 5,000 rooms takes up to ~2 minutes on a busy 2-core machine:
+        # with the default 20 s the first rooms were closed before play began.
+        # (The keepalive itself is tested in tests/app/test_faults.py.)
+        "PIQUET_PING_INTERVAL": "120",
         "PIQUET_LOG_LEVEL": "warning",
+        "PIQUET_COLLECTOR_TUNING": "true" if collector_tuning else "false",
     }
     with log_path.open("wb") as log:
         proc = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env,
@@ -280,22 +288,45 @@ async def run(args: argparse.Namespace, proc: subprocess.Popen[bytes], port: int
     setup_s = time.monotonic() - t0
     await asyncio.sleep(0.5)
     connected = rss_kb(proc.pid)
+    if not args.no_gc_tuning:
+        # As the server does after start-up (app/runtime.py): what set-up made is never
+        # traced again, and full passes are rare, so this process's collector does not
+        # stall the clock that times the server.
+        settle_collector()
 
     stats = Stats()
     peak = connected
     rss_by_10s: list[int] = []  # the highest RSS in each 10 s of play
     server_cpu0, client_cpu0 = cpu_seconds(proc.pid), cpu_seconds(os.getpid())
+    # The client's own event loop: a stall here would be timed as the server's.
+    client_loop = LoopMonitor(window=60.0, name="client", logger=None)  # printed below
+    prober = asyncio.create_task(client_loop.run())
     started = time.monotonic()
     until = started + args.seconds
     tasks = [asyncio.create_task(room.play(stats, until, args.pace)) for room in rooms]
-    while time.monotonic() < until and not all(t.done() for t in tasks):
-        await asyncio.sleep(0.5)
-        now_kb, window = rss_kb(proc.pid), int((time.monotonic() - started) // 10)
-        peak = max(peak, now_kb)
-        if window >= len(rss_by_10s):
-            rss_by_10s.append(now_kb)
-        rss_by_10s[-1] = max(rss_by_10s[-1], now_kb)
+    minute_peak, minutes = connected, 0
+    loops: dict[str, list[dict[str, Any]]] = {"server": [], "client": []}
+    async with httpx.AsyncClient(base_url=base, trust_env=False, timeout=30) as http:
+        while time.monotonic() < until and not all(t.done() for t in tasks):
+            await asyncio.sleep(0.5)
+            now_kb, window = rss_kb(proc.pid), int((time.monotonic() - started) // 10)
+            peak = max(peak, now_kb)
+            minute_peak = max(minute_peak, now_kb)
+            if window >= len(rss_by_10s):
+                rss_by_10s.append(now_kb)
+            rss_by_10s[-1] = max(rss_by_10s[-1], now_kb)
+            if client_loop.windows > minutes:
+                # A minute of play is over: memory, and both event loops' health.
+                minutes += 1
+                server = (await http.get("/healthz", params={"detail": 1})).json()["loop"]
+                loops["server"].append(server["last"])
+                loops["client"].append(client_loop.history[-1].as_dict())
+                print(f"minute {minutes}: server RSS {(minute_peak - baseline) / args.rooms:.1f}"
+                      f" KiB/room at the peak; {minute_line('server', server['last'])}; "
+                      f"{minute_line('client', client_loop.last.as_dict())}", flush=True)
+                minute_peak = 0
     stats.stop = True
+    prober.cancel()
     _, pending = await asyncio.wait(tasks, timeout=RECV_TIMEOUT + 5)
     for task in pending:
         task.cancel()
@@ -320,8 +351,19 @@ async def run(args: argparse.Namespace, proc: subprocess.Popen[bytes], port: int
         "stats": stats, "elapsed": elapsed, "setup_s": setup_s, "baseline": baseline,
         "connected": connected, "peak": peak, "rss_by_10s": rss_by_10s,
         "server_cpu": server_cpu,
-        "client_cpu": client_cpu, "health": health, "codes": codes, "exit_code": exit_code,
+        "client_cpu": client_cpu, "health": health, "loops": loops, "codes": codes,
+        "exit_code": exit_code,
     }
+
+
+def minute_line(name: str, loop: dict[str, Any] | None) -> str:
+    """One process's event loop over its last complete minute (app/runtime.py)."""
+    if loop is None:
+        return f"{name}: no complete minute yet"
+    return (f"{name} loop lag p99 {loop['lag_p99_ms']:.0f} ms, max {loop['lag_max_ms']:.0f} ms, "
+            f"gc passes {loop['gc_young_passes']} young ({loop['gc_middle_passes']} of them "
+            f"middle), {loop['gc_full_passes']} full (longest "
+            f"{loop['gc_full_pass_max_ms']:.0f} ms)")
 
 
 def report(args: argparse.Namespace, r: dict[str, Any]) -> int:
@@ -360,6 +402,13 @@ def report(args: argparse.Namespace, r: dict[str, Any]) -> int:
             windows.setdefault(int((at - first) // 10), []).append(rtt)
         print("p99 by 10 s of play: " + ", ".join(
             f"{pct(windows[w], .99):.0f}" for w in sorted(windows)) + " ms")
+    for name, windows in r["loops"].items():
+        if windows:
+            worst = max(windows, key=lambda w: w["lag_max_ms"])
+            print(f"{name} event loop, worst minute of play: lag max {worst['lag_max_ms']:.0f} ms,"
+                  f" p99 {worst['lag_p99_ms']:.0f} ms; full gc passes in all: "
+                  f"{sum(w['gc_full_passes'] for w in windows)}, longest "
+                  f"{max(w['gc_full_pass_max_ms'] for w in windows):.0f} ms")
     for sample in stats.error_samples:
         print(f"error: {sample}")
     print(f"load rooms={k} actions/s={rate:.0f} p50={pct(stats.round_trips, .5):.1f}ms "
@@ -377,11 +426,14 @@ def main() -> None:
                         help="mean pause in seconds between a room's actions (0: none)")
     parser.add_argument("--no-deflate", action="store_true",
                         help="do not offer permessage-deflate (browsers do offer it)")
+    parser.add_argument("--no-gc-tuning", action="store_true",
+                        help="Python's default collector in the server and this client "
+                             "(no freeze, default thresholds): the stalls of issue 14")
     args = parser.parse_args()
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
         log_path = Path(tmp) / "server.log"
-        proc = start_server(port, args.rooms, log_path)
+        proc = start_server(port, args.rooms, log_path, not args.no_gc_tuning)
         try:
             budget = SETUP_SECONDS + args.seconds + 4 * RECV_TIMEOUT + 60
             result = asyncio.run(asyncio.wait_for(run(args, proc, port), budget))
