@@ -256,10 +256,22 @@ async def make_rooms(base: str, ws_base: str, count: int, deflate: bool,
                      first_index: int = 0) -> list[Room]:
     gate = asyncio.Semaphore(32)  # handshakes at once
 
+    async def post(http: httpx.AsyncClient, path: str, body: Any = None) -> dict[str, Any]:
+        # A kept-alive connection may be closed by the server (idle past uvicorn's 5 s)
+        # just as it is reused, when set-up is slow on a busy machine: try again.
+        for attempt in range(3):
+            try:
+                answer: dict[str, Any] = (await http.post(path, json=body)).json()
+                return answer
+            except httpx.TransportError:
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
     async def one(http: httpx.AsyncClient, index: int) -> Room:
         async with gate:
-            made = (await http.post("/api/rooms", json={"opponent": "friend"})).json()
-            joined = (await http.post(f"/api/rooms/{made['room_id']}/join")).json()
+            made = await post(http, "/api/rooms", {"opponent": "friend"})
+            joined = await post(http, f"/api/rooms/{made['room_id']}/join")
             room = Room(index, made["room_id"], (made["token"], joined["token"]))
             await room.open(ws_base, deflate)
             return room
