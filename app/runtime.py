@@ -150,6 +150,7 @@ class LoopMonitor:
         return {
             "last": self.last.as_dict() if self.last is not None else None,
             "now": self.current().as_dict(),
+            "windows": self.windows,
             "gc_frozen": gc.get_freeze_count(),
             "gc_thresholds": list(gc.get_threshold()),
         }
