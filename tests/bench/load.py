@@ -325,7 +325,11 @@ async def run(args: argparse.Namespace, proc: subprocess.Popen[bytes], port: int
     tasks = [asyncio.create_task(room.play(stats, until, args.pace)) for room in rooms]
     minute_peak, minutes, polled = connected, 0, started
     loops: dict[str, list[dict[str, Any]]] = {"server": [], "client": []}
-    async with httpx.AsyncClient(base_url=base, trust_env=False, timeout=30) as http:
+    # A new connection for each look: a kept-alive one idle for uvicorn's 5 s may be
+    # closed just as it is reused.
+    no_keepalive = httpx.Limits(max_keepalive_connections=0)
+    async with httpx.AsyncClient(base_url=base, trust_env=False, timeout=30,
+                                 limits=no_keepalive) as http:
         detail = (await http.get("/healthz", params={"detail": 1})).json()
         server_windows = detail["loop"]["windows"]
         while time.monotonic() < until and not all(t.done() for t in tasks):
@@ -348,7 +352,11 @@ async def run(args: argparse.Namespace, proc: subprocess.Popen[bytes], port: int
             if now - polled >= 5:
                 # The server's own minutes (since it started, so not those of play).
                 polled = now
-                loop = (await http.get("/healthz", params={"detail": 1})).json()["loop"]
+                try:
+                    loop = (await http.get("/healthz", params={"detail": 1})).json()["loop"]
+                except httpx.TransportError as exc:
+                    print(f"  (no answer from /healthz: {exc!r})", flush=True)
+                    continue
                 if loop["windows"] > server_windows:
                     server_windows = loop["windows"]
                     in_play = now - started >= loop["last"]["window_s"] + 5
