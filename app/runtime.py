@@ -1,19 +1,15 @@
 """How the process runs: the cyclic collector's settings, and the event loop's health.
 
-One process holds every room, on one event loop, so anything that stops the loop stops
-every table at once. The largest such stop was the cyclic garbage collector: its full
-passes trace every tracked object (~450 a room: the engine's state, and each socket's
-tasks, coroutines and buffers), ~1.2 s at 5,000 rooms, every ~10 s of play at a human
-pace (docs/reliability.md, "Five thousand rooms"). Nothing on the action path makes a
-reference cycle (tests/app/test_cycles.py), so those passes found nothing: they ran
-because the collector starts one whenever the objects that have survived into its
-oldest generation since the last one reach a quarter of those it held then, and every
-action leaves a new State there.
+One process holds every room on one event loop, so anything that holds the loop holds
+every table at once. The largest such hold was the cyclic garbage collector's full
+pass: it traces every tracked object (~450 a room: each socket's tasks, coroutines and
+buffers, and the engine's state), over a second at 5,000 rooms, once or twice a minute
+at a human pace (docs/reliability.md, "Five thousand rooms"). Play makes no reference
+cycles (tests/app/test_cycles.py), so those passes found nothing to free.
 
 `settle_collector` freezes what start-up made (never traced again) and makes full
 passes rare; `LoopMonitor` measures how late the loop runs its timers and how long the
-collector's passes take, for /healthz?detail=1 and a log line a minute.
-"""
+collector's passes take, for /healthz?detail=1 and a log line a minute."""
 
 from __future__ import annotations
 
@@ -29,16 +25,19 @@ from typing import Any
 log = logging.getLogger("piquet.runtime")
 
 # The collector's thresholds (Python's defaults are 700, 10, 10). The youngest
-# generation is collected after 700 more tracked objects are made than freed; the
-# middle one every 10 of those; the oldest, every FULL_EVERY of the middle ones, and
-# only if a quarter more objects have survived into it since the last full pass.
-# With the default 10, that quarter was the only limit: at 5,000 rooms a full pass
-# every ~10 s. At 1,000 it is one every few minutes at that pace (docs/reliability.md),
-# while the full passes still come, so cycles made now and then (uvicorn leaves one
-# per HTTP connection) are still freed.
+# generation is collected once 700 more tracked objects are made than freed, the middle
+# one every 10 of those, and the oldest (a full pass) once the middle one has been
+# collected FULL_EVERY times, and only if the objects moved into the oldest since the
+# last full pass are a quarter of those there. With 10, the quarter was the only limit:
+# each action's new State lives until the room's next action, long enough to get there,
+# and at 5,000 rooms a full pass came once or twice a minute. The middle generation is
+# collected 30-70 times a minute at that load: with 1,000, a full pass every ~15-30
+# minutes. Cycles still get freed, by those passes; the server makes none as it plays
+# (tests/app/test_cycles.py), and whatever a path we have not found makes waits for at
+# most ~7 million new objects (1,000 x 10 x 700).
 YOUNG_THRESHOLD = 700
 MIDDLE_THRESHOLD = 10
-FULL_EVERY = 100
+FULL_EVERY = 1000
 
 
 def settle_collector() -> None:
