@@ -157,6 +157,7 @@ class LoopMonitor:
     async def run(self, extra: Callable[[], str] | None = None) -> None:
         """Probe until cancelled; `extra()` (if given) adds to each window's log line."""
         loop = asyncio.get_running_loop()
+        self._started = time.monotonic()
         gc.callbacks.append(self._on_gc)
         try:
             while True:
