@@ -25,9 +25,7 @@ class Category(enum.IntEnum):
     SEQUENCE = 1
     SET = 2
 
-    @property
-    def word(self) -> str:
-        return ("point", "sequence", "set")[self]
+    word: str  # "point", "sequence", "set" (set below: a plain attribute, read often)
 
     @classmethod
     def from_word(cls, word: str) -> Category:
@@ -38,6 +36,9 @@ class Category(enum.IntEnum):
         """Stages a call is told in: point (length, pips), sequence (length, top), set (whole)."""
         return 1 if self is Category.SET else 2
 
+
+for _category, _word in zip(Category, ("point", "sequence", "set"), strict=True):
+    _category.word = _word
 
 NUMBER_WORDS = ("nothing", "one", "two", "three", "four", "five", "six", "seven", "eight")
 SEQUENCE_NAMES = {3: "tierce", 4: "quart", 5: "quint", 6: "sixième", 7: "septième", 8: "huitième"}
@@ -53,9 +54,14 @@ class Combo:
     # The call in a player's words: "Point of five", "Quart to the king", "Three aces".
     label: str = field(init=False, compare=False)
 
+    # What the table is told of it after one stage and after two (see `told`).
+    _told: tuple[dict[str, Any], dict[str, Any]] = field(init=False, compare=False,
+                                                         repr=False)
+
     def __post_init__(self) -> None:
         object.__setattr__(self, "key", _key(self.category, self.cards))
         object.__setattr__(self, "label", _label(self.category, self.cards))
+        object.__setattr__(self, "_told", (_told(self, 1), _told(self, 2)))
 
     @property
     def length(self) -> int:
@@ -102,20 +108,10 @@ class Combo:
     def told(self, stages: int) -> dict[str, Any]:
         """What the table has been told of this call after `stages` stages, as data (the
         view's call records): a point's length then its pips, a sequence's length then its
-        top card's rank, a set's rank and count (told whole). Untold items are None."""
-        out: dict[str, Any] = {"category": self.category.word, "length": None, "pips": None,
-                               "top": None, "rank": None, "count": None}
-        if self.category is Category.SET:
-            out["rank"] = self.cards[0].rank.symbol
-            out["count"] = len(self.cards)
-            return out
-        out["length"] = len(self.cards)
-        if stages >= 2:
-            if self.category is Category.POINT:
-                out["pips"] = self.key[1]
-            else:
-                out["top"] = self.cards[0].rank.symbol
-        return out
+        top card's rank, a set's rank and count (told whole). What was not told is absent:
+        {"length": 5}, {"length": 5, "pips": 48}, {"length": 4, "top": "A"},
+        {"rank": "K", "count": 3}."""
+        return self._told[stages >= 2].copy()
 
     def said(self, stages: int) -> str:
         """The words a player says for this call: "Point of five", "A quart", "Quart to the ace"."""
@@ -126,6 +122,18 @@ class Combo:
 
     def __str__(self) -> str:
         return f"{self.label} ({' '.join(map(str, self.cards))})"
+
+
+def _told(combo: Combo, stages: int) -> dict[str, Any]:
+    if combo.category is Category.SET:
+        return {"rank": combo.cards[0].rank.symbol, "count": len(combo.cards)}
+    out: dict[str, Any] = {"length": len(combo.cards)}
+    if stages >= 2:
+        if combo.category is Category.POINT:
+            out["pips"] = combo.key[1]
+        else:
+            out["top"] = combo.cards[0].rank.symbol
+    return out
 
 
 def _label(category: Category, cards: tuple[Card, ...]) -> str:

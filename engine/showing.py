@@ -23,15 +23,15 @@ def legal_see(s: State, seat: int) -> list[Legal]:
     """From elder's first lead, ask to see what scored or tied for the other seat."""
     if not s.led:
         return []
-    memo = s.see_memo
-    if memo is None or memo[0] is not s.combos:
-        memo = s.see_memo = (s.combos, _offers(s.combos, 0), _offers(s.combos, 1))
-    return list(memo[1 + seat])
+    # Worked out once per combos tuple: after the lead it rarely changes.
+    return list(s.derived("see", s.combos, _offers)[seat])
 
 
-def _offers(combos: tuple[ComboRecord, ...], seat: int) -> tuple[Legal, ...]:
-    return tuple((_see(i), f"See the {r.public}")
-                 for i, r in enumerate(combos) if r.seat != seat and not r.shown)
+def _offers(combos: tuple[ComboRecord, ...]) -> tuple[tuple[Legal, ...], tuple[Legal, ...]]:
+    """Each seat's `see` entries: what scored or tied for the other seat, not yet shown."""
+    return tuple(tuple((_see(i), f"See the {r.public}")  # type: ignore[return-value]
+                       for i, r in enumerate(combos) if r.seat != seat and not r.shown)
+                 for seat in (0, 1))
 
 
 _SEES = [See(i) for i in range(32)]
