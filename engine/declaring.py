@@ -13,6 +13,20 @@ from engine.reckoning import check_pique, reckon_repique
 from engine.state import ComboRecord, Declaration, Outcome, Reckon, State, Step
 from engine.table import Legal, decl, elder_seat, goto, log, say, score, set_decl, younger_seat
 
+# The entries that are the same every time, made once.
+_NOTHING: Legal = (Pass(), "Nothing")
+_DONE: Legal = (Pass(), "Done")
+_GOOD: Legal = (Answer("good"), "Good")
+_NOT_GOOD: Legal = (Answer("not_good"), "Not good")
+_EQUAL: Legal = (Answer("equal"), "Equal")
+
+
+def _entry(c: Combo) -> Legal:
+    """A call's legal entry, made once per Combo (see Combo.entry)."""
+    entry: Legal = (Call(c.category, c.cards), c.label)
+    object.__setattr__(c, "entry", entry)
+    return entry
+
 
 def current_category(s: State) -> Category:
     for d in s.declarations:
@@ -23,37 +37,36 @@ def current_category(s: State) -> Category:
 
 def legal_elder_call(s: State, seat: int) -> list[Legal]:
     d = decl(s, current_category(s))
-    out: list[Legal] = [(Call(c.category, c.cards), c.label)
-                        for c in natural_calls(d.category, s.hands[seat])]
-    out.append((Pass(), "Nothing"))
+    out: list[Legal] = [c.entry or _entry(c) for c in natural_calls(d.category, s.hands[seat])]
+    out.append(_NOTHING)
     return out
 
 
 def legal_answer(s: State, seat: int) -> list[Legal]:
     d = decl(s, current_category(s))
     assert d.elder_call is not None
-    out: list[Legal] = [(Answer("good"), "Good")]
+    out: list[Legal] = [_GOOD]
     better, equal = _can_beat_or_equal(d, s.hands[seat])
     if better:
-        out.append((Answer("not_good"), "Not good"))
+        out.append(_NOT_GOOD)
     if equal:
-        out.append((Answer("equal"), "Equal"))
+        out.append(_EQUAL)
     return out
 
 
 def legal_lesser(s: State, seat: int) -> list[Legal]:
-    out: list[Legal] = [(Call(c.category, c.cards), c.label) for c in _lesser_calls(s, seat)]
-    out.append((Pass(), "Done"))
+    out: list[Legal] = [c.entry or _entry(c) for c in _lesser_calls(s, seat)]
+    out.append(_DONE)
     return out
 
 
 def legal_younger_call(s: State, seat: int) -> list[Legal]:
     category = s.younger_queue[0]
     d = decl(s, category)
-    out: list[Legal] = [(Call(c.category, c.cards), c.label)
+    out: list[Legal] = [c.entry or _entry(c)
                         for c in _younger_first_calls(d, s.hands[seat])]
     if d.outcome is not Outcome.YOUNGER:  # elder called nothing: she may sink too
-        out.append((Pass(), "Nothing"))
+        out.append(_NOTHING)
     return out
 
 

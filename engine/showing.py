@@ -4,8 +4,6 @@ and younger's turned-up leftovers are shown through here too."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from engine.actions import Action, See
 from engine.cards import Card, sort_hand
 from engine.state import ComboRecord, Shown, State
@@ -15,8 +13,9 @@ LEFTOVERS = "The cards left in the stock"  # what younger's turned-up leftovers 
 
 
 def show(s: State, seat: int, what: str, cards: tuple[Card, ...]) -> None:
-    s.shown = (*s.shown, Shown(seat, what, sort_hand(cards)))
-    log(s, seat, "show", f"Shows {what.lower()}: {' '.join([c.code for c in sort_hand(cards)])}")
+    laid = sort_hand(cards)
+    s.shown = (*s.shown, Shown(seat, what, laid))
+    log(s, seat, "show", f"Shows {what.lower()}: {' '.join([c.code for c in laid])}")
 
 
 def legal_see(s: State, seat: int) -> list[Legal]:
@@ -44,7 +43,8 @@ def _see(i: int) -> See:
 def on_see(s: State, seat: int, a: Action) -> None:
     assert isinstance(a, See)
     r = s.combos[a.combo]
-    s.combos = tuple(replace(x, shown=True) if i == a.combo else x
-                     for i, x in enumerate(s.combos))
+    combos = list(s.combos)
+    combos[a.combo] = ComboRecord(r.seat, r.combo, r.status, r.public, True, r.told)
+    s.combos = tuple(combos)
     log(s, seat, "show", f"Asks to see the {r.public}")
     show(s, r.seat, r.combo.label, r.combo.cards)
