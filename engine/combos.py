@@ -61,8 +61,14 @@ class Combo:
     # are made once and kept, so their entries are too).
     entry: Any = field(default=None, init=False, compare=False, repr=False)
 
+    # What is compared at each stage (see stage_key), as a plain attribute.
+    stage_keys: tuple[int, int] = field(init=False, compare=False, repr=False)
+
     def __post_init__(self) -> None:
-        object.__setattr__(self, "key", _key(self.category, self.cards))
+        key = _key(self.category, self.cards)
+        object.__setattr__(self, "key", key)
+        object.__setattr__(self, "stage_keys", (key[0] * 100 + key[1],) * 2
+                           if self.category is Category.SET else key)
         object.__setattr__(self, "label", _label(self.category, self.cards))
 
     @property
@@ -80,9 +86,7 @@ class Combo:
 
     def stage_key(self, stage: int) -> int:
         """What is compared at `stage` (0 or 1): length then pips / top card; a set whole."""
-        if self.category is Category.SET:
-            return self.key[0] * 100 + self.key[1]
-        return self.key[stage]
+        return self.stage_keys[stage]
 
     def stage_words(self, stage: int) -> str:
         """What is said publicly at each stage (RULES.md §4 dialogue)."""

@@ -168,13 +168,16 @@ def _can_beat_or_equal(d: Declaration, hand: Sequence[Card]) -> tuple[bool, bool
     e = d.elder_call
     assert e is not None
     better = equal = False
+    stage = d.stage
+    ek = e.stage_keys[stage]
+    may_equal = d.category is not Category.SET
     for y in natural_calls(d.category, hand):
-        if d.stage == 1 and y.key[0] != e.key[0]:
+        if stage == 1 and y.key[0] != e.key[0]:
             continue  # having said "equal" to the length, she is held to it
-        yk, ek = y.stage_key(d.stage), e.stage_key(d.stage)
+        yk = y.stage_keys[stage]
         if yk > ek:
             better = True
-        elif yk == ek and d.category is not Category.SET:
+        elif yk == ek and may_equal:
             equal = True
     return better, equal
 
@@ -196,7 +199,8 @@ def _younger_first_calls(d: Declaration, hand: Sequence[Card]) -> list[Combo]:
     e = d.elder_call
     assert e is not None and d.younger_beat_stage is not None
     if d.younger_beat_stage == 0:
-        return [y for y in calls if y.stage_key(0) > e.stage_key(0)]
+        ek = e.stage_keys[0]
+        return [y for y in calls if y.stage_keys[0] > ek]
     return [y for y in calls if y.key[0] == e.key[0] and y.key[1] > e.key[1]]
 
 
