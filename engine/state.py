@@ -88,14 +88,8 @@ class Outcome(enum.Enum):
 # The parts of a deal's score, in Law 67 order (the view's `scores.parts`).
 PARTS = ("carte_blanche", "point", "sequences", "sets", "play", "cards", "capot",
          "pique", "repique")
-_PART_OF_RECKON = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4}
+_PART_OF_RECKON = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4}  # Reckon I-V
 _PART_OF_BONUS = {"cards": 5, "capot": 6, "pique": 7, "repique": 8}
-
-
-def part_index(reckon: Reckon, what: str) -> int:
-    """Which of PARTS a score event belongs to."""
-    i = _PART_OF_RECKON.get(int(reckon))
-    return _PART_OF_BONUS[what] if i is None else i
 
 
 class ScoreEvent(NamedTuple):
