@@ -16,6 +16,7 @@ from engine.state import (
     ComboRecord,
     Declaration,
     Outcome,
+    Phase,
     Shown,
     State,
     Step,
@@ -147,10 +148,17 @@ def _parts(row: tuple[int, ...]) -> dict[str, int]:
     return {name: points for name, points in zip(PARTS, row, strict=True) if points}
 
 
+_DECLARE = Phase.DECLARE
+
+
 def _dialogue(s: State, in_deal: bool) -> dict[str, Any]:
     """`declaring` and `declarations`: the same while none of the fields they come from
     changes (all of the tricks), so worked out once for as long."""
-    sources = (s.declarations, s.younger_queue, s.first_call, s.step, s.to_move, s.dealer)
+    # The step and who is to move matter only while declaring: out of it (the tricks)
+    # they change at every card and the dialogue does not.
+    talking = s.step if s.step.phase is _DECLARE else None
+    sources = (s.declarations, s.younger_queue, s.first_call, talking,
+               s.to_move if talking else None, s.dealer, in_deal)
     hit = s.carried.get("dialogue")
     if hit is not None and all(a is b for a, b in zip(hit[0], sources, strict=True)):
         return hit[1]  # type: ignore[no-any-return]

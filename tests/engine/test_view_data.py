@@ -10,7 +10,7 @@ from typing import Any
 
 import engine
 from engine import Card, State, Step
-from tests.engine.kit import ELDER, YOUNGER, deal, discard, say
+from tests.engine.kit import ELDER, YOUNGER, deal, discard, random_action, say
 from tests.engine.moves import exchange, lead
 
 PARTIES = int(os.environ.get("PIQUET_RANDOM_PARTIES", "200")) // 10 + 2
@@ -212,3 +212,21 @@ def test_a_bot_that_never_reads_a_word_plays_whole_parties() -> None:
             s = engine.apply(s, seat, action)
         assert deals + 1 in (6, 8)
         assert s.result is not None
+
+
+def test_a_view_is_the_same_worked_out_afresh() -> None:
+    """The view keeps what it worked out for the states before (the tricks, the
+    dialogue...) while the fields it came from keep their value: what it gives is what a
+    state with nothing kept gives, at every step."""
+    rng = random.Random(7)
+    for n in range(max(2, PARTIES // 3)):
+        s = engine.new_partie(seed=n, packet=2 + n % 2)
+        while s.step is not Step.PARTIE_OVER:
+            for seat in (0, 1):
+                fresh = s.copy()
+                fresh.carried = {}
+                assert engine.view(s, seat) == engine.view(fresh, seat), s.step
+            seat = s.to_move if s.to_move is not None else rng.randrange(2)
+            if not engine.legal(s, seat):
+                seat = 1 - seat
+            s = engine.apply(s, seat, random_action(s, seat, rng))
