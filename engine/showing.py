@@ -15,7 +15,8 @@ LEFTOVERS = "The cards left in the stock"  # what younger's turned-up leftovers 
 def show(s: State, seat: int, what: str, cards: tuple[Card, ...]) -> None:
     laid = sort_hand(cards)
     s.shown = (*s.shown, Shown(seat, what, laid))
-    log(s, seat, "show", f"Shows {what.lower()}: {' '.join([c.code for c in laid])}")
+    # In words: the log is read, and read aloud (the page's live region).
+    log(s, seat, "show", f"Shows {what.lower()}: {', '.join([c.name for c in laid])}")
 
 
 def legal_see(s: State, seat: int) -> list[Legal]:

@@ -72,3 +72,14 @@ def test_only_what_was_called_is_shown_never_what_lost_or_was_sunk() -> None:
         s = engine.apply(s, YOUNGER, {"type": "see", "combo": combo_id(s, ELDER, label)})
     assert seen(engine.view(s, YOUNGER)) & {"10H", "9H", "AS"} == set()
     assert seen(engine.view(s, YOUNGER)) >= {"AH", "KH", "QH", "JH", "AC", "AD"}
+
+
+def test_the_log_names_shown_cards_in_words() -> None:
+    """The log is read, and read aloud: "Ace of Hearts", never "AH"."""
+    s = lead(declared_with_a_tie(), "KS")
+    quart = combo_id(s, ELDER, "Quart to the ace")
+    s = engine.apply(s, YOUNGER, {"type": "see", "combo": quart})
+    line = engine.view(s, YOUNGER)["log"][-1]
+    assert line["kind"] == "show"
+    assert line["text"] == ("Shows quart to the ace: "
+                            "Ace of Hearts, King of Hearts, Queen of Hearts, Jack of Hearts")
