@@ -147,7 +147,7 @@ function actionButton(entry, c, cls = "") {
 
 function counterDeal(c) {
   const v = c.view;
-  if (v.phase === "partie_over") return [h("strong", {}, "Partie over")];
+  if (v.phase === "partie_over") return [h("strong", {}, "Partie over"), ` after ${v.deal_number} deals`];
   if (!v.deal_number) return [h("strong", {}, "The cut"), " for the first deal"];
   const parts = [h("strong", {}, `Deal ${v.deal_number} of ${v.deals_in_partie}`)];
   if (v.dealer !== null && v.dealer !== undefined) {
@@ -216,7 +216,7 @@ function roleOf(c, seat) {
 function opponentArea(c) {
   const v = c.view;
   const count = v.opponent_hand_count || 0;
-  if (!v.deal_number) return [h("div", { class: "seat-label" }, h("span", { class: "seat-name" }, c.names[c.opp]), presenceLine(c))];
+  if (!v.deal_number || v.phase === "partie_over") return [h("div", { class: "seat-label" }, h("span", { class: "seat-name" }, c.names[c.opp]), presenceLine(c))];
   const backs = [];
   for (let i = 0; i < count; i += 1) backs.push(back());
   const role = roleOf(c, c.opp);
@@ -279,15 +279,19 @@ function stockArea(c) {
   for (const seat of order) {
     if (took[seat] !== null && took[seat] !== undefined) lines.push(h("li", {}, c.verb(seat, `took ${took[seat]}`, `took ${took[seat]}`)));
   }
+  // Younger's leftovers, once turned up, lie face up where the stock is: drawn once.
+  const up = v.exposed_stock || [];
   return h(
     "div",
     { class: "stock", "data-area": "stock" },
-    h(
-      "div",
-      { class: "stock-pile", role: "img", "aria-label": `Stock: ${n} card${n === 1 ? "" : "s"}` },
-      n > 0 ? back("stock-card") : h("span", { class: "card empty", "aria-hidden": "true" }),
-      h("span", { class: "count-badge", "data-count": "stock", "aria-hidden": "true" }, `Stock ${n}`)
-    ),
+    up.length
+      ? h("div", { class: "stock-pile exposed", "data-area": "exposed-stock" }, h("h2", { class: "mini-title" }, "Left in the stock, face up"), cardRow(up, c))
+      : h(
+          "div",
+          { class: "stock-pile", role: "img", "aria-label": `Stock: ${n} card${n === 1 ? "" : "s"}` },
+          n > 0 ? back("stock-card") : h("span", { class: "card empty", "aria-hidden": "true" }),
+          h("span", { class: "count-badge", "data-count": "stock", "aria-hidden": "true" }, `Stock ${n}`)
+        ),
     lines.length ? h("ul", { class: "took" }, lines) : null
   );
 }
@@ -336,12 +340,16 @@ function trickArea(c) {
 }
 
 function dealOverArea(c) {
+  return h("div", { class: "summary", "data-area": "deal-over" }, lastDeal(c, "h2"));
+}
+
+function lastDeal(c, tag = "h3") {
   const v = c.view;
   const deal = (v.scores && v.scores.deal) || [0, 0];
   return h(
     "div",
-    { class: "summary", "data-area": "deal-over" },
-    h("h2", { class: "area-title" }, `Deal ${v.deal_number} scored`),
+    { class: "last-deal", "data-area": "last-deal" },
+    h(tag, { class: "area-title" }, `Deal ${v.deal_number} scored`),
     h(
       "p",
       { class: "summary-scores" },
@@ -363,8 +371,11 @@ function resultArea(c) {
     "div",
     { class: "result", "data-area": "result", "data-winner": r.winner === null || r.winner === undefined ? "" : r.winner },
     h("h2", { class: "result-title" }, title),
+    // The last deal's result stays in view, then the whole sheet and the Rubicon sum.
+    c.view.deal_number ? lastDeal(c) : null,
+    h("div", { class: "final-sheet", "data-area": "final-sheet" }, scoresPanel(c)),
     h("p", { class: "result-totals" }, `You ${totals[c.me]} · ${c.names[c.opp]} ${totals[c.opp]}`),
-    r.text ? h("p", { class: "result-text", "data-result-text": "" }, r.text) : null
+    r.text ? h("p", { class: "result-text" }, "Rubicon: ", h("span", { "data-result-text": "" }, r.text)) : null
   );
   if (c.room.can_new_match) {
     out.append(h("button", { type: "button", class: "button primary", "data-new-match": "confirm", "data-key": "nm-final" }, "New match"));
@@ -578,10 +589,10 @@ function outcomeText(c, outcome) {
 
 function dealInfo(c) {
   const v = c.view;
-  if (!v.deal_number || v.phase === "partie_over") return [];
+  if (!v.deal_number) return [];
   const out = [];
   const badges = bonusBadges(c);
-  if (badges && v.phase !== "deal_over") out.push(badges);
+  if (badges && v.phase !== "deal_over" && v.phase !== "partie_over") out.push(badges);
 
   const decl = (v.declarations || []).filter((d) => d.said && d.said.length);
   if (decl.length) {
@@ -631,6 +642,7 @@ function dealInfo(c) {
 
   // A combination already shown above is not repeated; carte blanche and the like are.
   const shownCombos = new Set(combos.filter((x) => x.shown && x.cards).map((x) => [...x.cards].sort().join(" ")));
+  shownCombos.add([...(v.exposed_stock || [])].sort().join(" ")); // on the stock already
   for (const s of v.shown || []) {
     if (shownCombos.has([...(s.cards || [])].sort().join(" "))) continue;
     out.push(
@@ -639,18 +651,6 @@ function dealInfo(c) {
         { class: "shown", "data-area": "shown", "data-seat": s.seat },
         h("h2", { class: "mini-title" }, `${s.seat === c.me ? "You showed" : `${c.names[s.seat]} showed`}: ${s.what}`),
         cardRow(s.cards || [], c)
-      )
-    );
-  }
-
-  const exposed = v.exposed_stock || [];
-  if (exposed.length) {
-    out.push(
-      h(
-        "div",
-        { class: "exposed", "data-area": "exposed-stock" },
-        h("h2", { class: "mini-title" }, "Left in the stock, face up"),
-        cardRow(exposed, c)
       )
     );
   }

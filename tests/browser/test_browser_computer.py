@@ -87,7 +87,7 @@ def test_a_deal_by_clicks_only(open_seat) -> None:
     page.wait_for_function("() => document.getElementById('table').dataset.phase !== 'deal_over'")
 
 
-def test_a_partie_to_the_rubicon_line(open_seat) -> None:
+def test_a_partie_to_the_rubicon_line(open_seat, artifacts) -> None:
     seat = open_seat()
     start_table(seat)
     seat.play_until(phase_is("partie_over"), timeout_s=280)
@@ -103,6 +103,22 @@ def test_a_partie_to_the_rubicon_line(open_seat) -> None:
         assert title == "You win the partie"
     else:
         assert title == "Computer wins the partie"
+    # The end of the partie keeps the last deal's result in view, with the whole sheet
+    # (every deal, both sides) and the Rubicon sum, and no stale hand or role.
+    last = view["scores"]["sheet"][-1]
+    mine, theirs = last[view["seat"]], last[1 - view["seat"]]
+    summary = page.locator("#middle [data-area=last-deal]").inner_text()
+    assert f"Deal {view['deal_number']} scored" in summary and f"You {mine}" in summary
+    assert f"Computer {theirs}" in summary
+    final = page.locator("#middle [data-area=final-sheet]")
+    assert final.locator("tbody tr").count() == view["deals_in_partie"]
+    for i, row in enumerate(view["scores"]["sheet"]):
+        cells = final.locator(f"tr[data-deal='{i + 1}'] td")
+        assert cells.all_inner_texts() == [str(row[view["seat"]]), str(row[1 - view["seat"]])]
+    assert "Rubicon" in page.locator(".result-text").inner_text()
+    assert "hand" not in page.locator("#opponent").inner_text()
+    assert page.locator("#deal-info [data-category]").count() > 0  # the last deal's calls
+    page.screenshot(path=str(artifacts / "partie-end.png"), full_page=True)
     seat.open_panels()
     assert page.locator("#scores-body tbody tr").count() == view["deals_in_partie"]
     # New match starts a fresh partie at the computer table.
