@@ -28,7 +28,7 @@ from engine.rules import (
     rubicon,
 )
 from engine.state import PARTS, Phase, Result, State, Step
-from engine.view import deal_log, view
+from engine.view import deal_log, public_view, view
 
 legal_actions = legal
 
@@ -69,6 +69,7 @@ __all__ = [
     "new_partie",
     "parse_action",
     "partie_result",
+    "public_view",
     "replay",
     "rubicon",
     "view",

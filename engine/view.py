@@ -60,6 +60,35 @@ def view(state: State, seat: int, *, log: bool = True) -> dict[str, Any]:
     return v
 
 
+def public_view(state: State, *, log: bool = True) -> dict[str, Any]:
+    """What anyone at the table may see, a watcher (who holds no seat): the same keys as a
+    seat's view, built from the shared public part only (card backs and counts, what was
+    said, shown, turned up and played, the scores), never from a seat's view. `seat` and
+    `role` are None, `hand`, `discards`, `seen_stock` and `legal` empty, `hand_counts`
+    gives both seats' counts, and a combination is as the other seat heard it until it
+    is shown."""
+    s = state
+    public = s.view_memo.get("public")
+    if public is None:
+        public = s.view_memo["public"] = _public(s)
+    v: dict[str, Any] = {
+        "seat": None,
+        "role": None,
+        "hand": [],
+        "discards": [],
+        "seen_stock": [],
+        "opponent_hand_count": None,
+        "hand_counts": [len(s.hands[0]), len(s.hands[1])],
+        **public,
+        "combos": [_combo(i, r, None) for i, r in enumerate(s.combos)],
+        "seen": _seen_by_all(s),
+    }
+    if log:
+        v["log"] = deal_log(s)
+    v["legal"] = []
+    return v
+
+
 def _public(s: State) -> dict[str, Any]:
     """The part of the view both seats see alike."""
     in_deal = s.deal_number > 0 and s.step is not Step.CHOOSE_DEALER
@@ -107,7 +136,7 @@ def _combos(combos: tuple[ComboRecord, ...]) -> tuple[list[dict[str, Any]], ...]
     return tuple([_combo(i, r, seat) for i, r in enumerate(combos)] for seat in (0, 1))
 
 
-def _combo(i: int, r: ComboRecord, seat: int) -> dict[str, Any]:
+def _combo(i: int, r: ComboRecord, seat: int | None) -> dict[str, Any]:
     # The full words and the cards only to the owner, or once shown; else what was said.
     known = r.shown or r.seat == seat
     return {"id": i, "seat": r.seat, "category": r.combo.category.word,
@@ -240,4 +269,11 @@ def _shown_to(shown: tuple[Shown, ...]) -> tuple[tuple[str, ...], tuple[str, ...
     return (tuple(_codes(by_seat[1])), tuple(_codes(by_seat[0])))
 
 
-
+def _seen_by_all(s: State) -> dict[str, list[str]]:
+    """`seen` for a watcher: what was laid face up (by either seat) and played."""
+    played = list(s.derived("played", s.tricks, _played))
+    if s.trick:
+        played += [c.code for c, _ in s.trick]
+    shown = _codes({c for x in s.shown if x.what != LEFTOVERS for c in x.cards})
+    return {"discards": [], "rest_of_five": [], "exposed": [c.code for c in s.exposed],
+            "shown": shown, "played": played}

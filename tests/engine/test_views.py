@@ -241,3 +241,51 @@ def test_the_opponent_does_not_see_that_a_carte_blanche_is_being_decided() -> No
     deciding, not_deciding = (engine.view(s, YOUNGER) for s in (elder_blank, ordinary))
     assert (deciding["phase"], deciding["step"], deciding["to_move"]) == \
         (not_deciding["phase"], not_deciding["step"], not_deciding["to_move"])
+
+
+# --- a watcher's view: public information only ------------------------------------------
+
+
+def hidden_from_everyone(s: State) -> set[str]:
+    """Both hands and discards and the stock, but what was laid face up or played."""
+    secret = set(s.hands[0]) | set(s.hands[1]) | set(s.discards[0]) | set(s.discards[1])
+    secret |= set(s.stock)
+    public = {c for x in s.shown for c in x.cards} | set(s.exposed)
+    public |= {c for c, _ in s.trick} | {c for t in s.tricks for c, _ in t.cards}
+    return {str(c) for c in secret - public}
+
+
+def test_a_watchers_view_holds_no_hand_discard_or_stock() -> None:
+    for s in all_states():
+        v = engine.public_view(s)
+        assert json.loads(json.dumps(v)) == v
+        leak = seen(this_deal(v)) & hidden_from_everyone(s)
+        assert not leak, (s.step, leak)
+        assert v["hand"] == v["discards"] == v["seen_stock"] == v["legal"] == []
+        assert v["seat"] is None and v["hand_counts"] == [len(s.hands[0]), len(s.hands[1])]
+
+
+def test_a_watcher_sees_what_both_seats_see_alike() -> None:
+    """Every field both seats' views share is the watcher's too (the combinations'
+    words as the other seat heard them, unless shown)."""
+    for s in all_states():
+        w = engine.public_view(s)
+        views = [engine.view(s, seat) for seat in (0, 1)]
+        for key in w:
+            if key in ("combos", "seat", "role", "hand", "discards", "seen_stock",
+                       "opponent_hand_count", "hand_counts", "legal", "seen"):
+                continue
+            assert w[key] == views[0][key] == views[1][key], key
+        for combo in w["combos"]:
+            heard_by = views[1 - combo["seat"]]["combos"][combo["id"]]
+            assert combo == heard_by
+
+
+def test_two_deals_differing_only_in_hidden_cards_look_alike_to_a_watcher() -> None:
+    """The same public play from two different hands gives identical watcher views."""
+    a = deal("AS KS QS JS 10S 9S QH JH 10H 9H 8H 7H",
+             "AH KH AC KC QC JC 10C 9C 8C 7C AD KD", "7D 8D 8S 7S QD JD 10D 9D")
+    b = deal("AS KS QS JS 10S 9S QH JH 10H 9H 8H 7D",
+             "AH KH AC KC QC JC 10C 9C 8C 7C AD KD", "7H 8D 8S 7S QD JD 10D 9D")
+    assert engine.public_view(a) == engine.public_view(b)
+    assert engine.view(a, ELDER) != engine.view(b, ELDER)
