@@ -41,6 +41,7 @@ def create_app(
         unused_seconds=settings.room_unused_seconds,
         computer_delay=settings.computer_delay,
         computer_exchange_delay=settings.computer_exchange_delay,
+        computer_lead_delay=settings.computer_lead_delay,
         max_connections_per_seat=settings.max_connections_per_seat,
         clock=clock,
         new_seed=new_seed,

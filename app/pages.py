@@ -117,7 +117,7 @@ async def table(request: Request, room_id: str) -> Response:
     claim = seat is None
     if claim:
         if not room.has_free_seat():
-            return _table_full(request)
+            return _watch_page(request, room_id, room.opponent)
         seat = 1
     context: dict[str, Any] = {
         "room_id": room_id,
@@ -164,10 +164,15 @@ def _no_such_table(request: Request) -> HTMLResponse:
     )
 
 
-def _table_full(request: Request) -> HTMLResponse:
-    return message_page(
-        request,
-        409,
-        "This table is full",
-        "Both seats at this table are taken. You can start a table of your own.",
-    )
+def _watch_page(request: Request, room_id: str, opponent: str) -> Response:
+    """A full table's third visitor watches: the table page with no seat (and no cookie);
+    its socket asks for the public view (`/ws/{room_id}?watch=1`)."""
+    context: dict[str, Any] = {
+        "room_id": room_id,
+        "seat": "watch",
+        "claim": False,
+        "opponent": opponent,
+        "room_url": str(request.url_for("table", room_id=room_id)),
+        "card_names": engine.CARD_NAMES,
+    }
+    return _templates(request).TemplateResponse(request, "table.html", context)

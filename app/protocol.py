@@ -14,6 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from engine.cards import CARD_NAMES
 
 Opponent = Literal["computer", "friend"]
+# How well the computer plays; a parameter wherever a computer seat is made (more to come).
+ComputerLevel = Literal["basic"]
 
 ErrorCode = Literal[
     "bad_json",
@@ -61,6 +63,16 @@ class NewMatchMessage(_ClientMessage):
     id: MessageId
 
 
+class ComputerSeatMessage(_ClientMessage):
+    """At a friend's table nobody has joined yet: the maker gives the free seat to the
+    computer (the partie starts afresh, with a new cut)."""
+
+    type: Literal["computer_seat"]
+    version: Version
+    id: MessageId
+    level: ComputerLevel = "basic"
+
+
 class ClientPing(_ClientMessage):
     type: Literal["ping"]
 
@@ -70,10 +82,10 @@ class ClientPong(_ClientMessage):
 
 
 ClientMessage = Annotated[
-    ActionMessage | NewMatchMessage | ClientPing | ClientPong,
+    ActionMessage | NewMatchMessage | ComputerSeatMessage | ClientPing | ClientPong,
     Field(discriminator="type"),
 ]
-CLIENT_TYPES = frozenset({"action", "new_match", "ping", "pong"})
+CLIENT_TYPES = frozenset({"action", "new_match", "computer_seat", "ping", "pong"})
 client_message_adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 
 
@@ -89,9 +101,12 @@ class SeatPresence(_ServerMessage):
 class RoomInfo(_ServerMessage):
     room_id: str
     opponent: Opponent
-    seat: int
+    seat: int | None  # None: this socket watches (a full table's third visitor)
     seats: list[SeatPresence]
     can_new_match: bool
+    watchers: int = 0  # how many sockets watch this table
+    # At a friend's table after the partie: the seats that pressed "Play again".
+    rematch: list[int] = []
 
 
 # --- the engine's view of one seat (docs/engine-api.md), as the schema describes it ----------
@@ -279,6 +294,7 @@ class StateMessage(_ServerMessage):
 class PresenceMessage(_ServerMessage):
     type: Literal["presence"] = "presence"
     seats: list[SeatPresence]
+    watchers: int = 0
 
 
 class ErrorMessage(_ServerMessage):

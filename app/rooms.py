@@ -26,6 +26,8 @@ from app.protocol import (
     CLOSE_REPLACED,
     CLOSE_ROOM_EXPIRED,
     ActionMessage,
+    ComputerLevel,
+    ComputerSeatMessage,
     ErrorCode,
     ErrorMessage,
     NewMatchMessage,
@@ -42,6 +44,10 @@ Policy = Callable[[dict[str, Any]], dict[str, Any]]
 ChangeListener = Callable[["Room"], None]
 
 COMPUTER_SEAT = 1
+# A watching socket holds no seat: its `seat` is this, which indexes no seat.
+WATCHER = -1
+# Sockets that may watch one table at once (each costs a socket and a view per change).
+MAX_WATCHERS = 16
 # A seat's latest ids are remembered, so that a message resent after a reconnect is told
 # `duplicate_id`. Never applying a message twice does not rest on this: a message names
 # the version it was made on, and once applied that version is gone. So a few dozen are
@@ -93,9 +99,10 @@ class Seat:
 class Room:
     # Slots: one dict fewer per room (docs/reliability.md); __weakref__ for the tests that
     # check an expired room is freed.
-    __slots__ = ("__weakref__", "clock", "closed", "computer", "last_activity", "listeners",
-                 "lock", "match", "max_connections_per_seat", "new_seed", "opponent", "room_id",
-                 "seats", "state", "used", "version")
+    __slots__ = ("__weakref__", "clock", "closed", "computer", "computer_setup",
+                 "last_activity", "listeners", "lock", "match", "max_connections_per_seat",
+                 "new_seed", "opponent", "rematch", "room_id", "seats", "state", "used",
+                 "version", "watchers")
 
     def __init__(
         self,
@@ -109,6 +116,7 @@ class Room:
         max_connections_per_seat: int,
         listeners: list[ChangeListener],
         computer_exchange_delay: float = 0.0,
+        computer_lead_delay: float = 0.0,
     ) -> None:
         self.room_id = room_id
         self.opponent: Opponent = opponent
@@ -127,8 +135,15 @@ class Room:
         self.used = False
         self.closed = False
         self.computer: ComputerSeat | None = None
+        # What a computer seat is made with, here or later (a friend who never came).
+        self.computer_setup = (policy, computer_delay, computer_exchange_delay,
+                               computer_lead_delay)
         if opponent == "computer":
-            self.computer = ComputerSeat(self, policy, computer_delay, computer_exchange_delay)
+            self.computer = ComputerSeat(self, *self.computer_setup)
+        # Friend's table, partie over: the seats that pressed "Play again".
+        self.rematch: set[int] = set()
+        # Sockets watching: no seat, the public view only (see "watchers" below).
+        self.watchers: list[Connection] = []
 
     # --- seats ----------------------------------------------------------------------------
 
@@ -149,13 +164,15 @@ class Room:
         return self.opponent == "friend" and self.seats[1].token is None
 
     def claim_free_seat(self) -> tuple[int, str] | None:
-        """A friend's first visit takes seat 1; None when the table is full."""
+        """A friend's first visit takes seat 1; None when the table is full. The cut is
+        made now, with both seated (the one made with the room was only a placeholder)."""
         if not self.has_free_seat():
             return None
         token = new_token()
         self.seats[1].token = token
         self.used = True
         self.touch()
+        self._fresh_partie()
         self.broadcast_presence()
         return 1, token
 
@@ -163,12 +180,16 @@ class Room:
         self.last_activity = self.clock()
 
     def presence(self, viewer: int) -> list[dict[str, Any]]:
-        """Both seats as `viewer` sees them: SeatPresence (app/protocol.py) as plain JSON."""
+        """Both seats as `viewer` sees them (WATCHER: a watcher): SeatPresence
+        (app/protocol.py) as plain JSON."""
         out = []
         for number, seat in enumerate(self.seats):
             computer = self.computer is not None and number == COMPUTER_SEAT
+            other = "Computer" if computer else "Friend"
+            if viewer == WATCHER:
+                other = "Computer" if computer else ("Host", "Guest")[number]
             out.append({
-                "name": "You" if number == viewer else ("Computer" if computer else "Friend"),
+                "name": "You" if number == viewer else other,
                 "joined": computer or seat.token is not None,
                 "connected": computer or bool(seat.connections),
             })
@@ -195,6 +216,9 @@ class Room:
         self.broadcast_presence(skip=conn)
 
     def detach(self, conn: Connection) -> None:
+        if conn.seat == WATCHER:
+            self.detach_watcher(conn)
+            return
         seat = self.seats[conn.seat]
         if conn in seat.connections:
             seat.connections.remove(conn)
@@ -202,13 +226,16 @@ class Room:
             self.broadcast_presence()
 
     def connections(self) -> list[Connection]:
-        return [c for seat in self.seats for c in seat.connections]
+        """Every socket of the room: both seats', then the watchers'."""
+        return [c for seat in self.seats for c in seat.connections] + self.watchers
 
     def broadcast_presence(self, skip: Connection | None = None) -> None:
+        watching = len(self.watchers)
         texts = {
-            viewer: PresenceMessage.model_validate({"seats": self.presence(viewer)})
-            .model_dump_json()
-            for viewer in (0, 1)
+            viewer: PresenceMessage.model_validate(
+                {"seats": self.presence(viewer), "watchers": watching}
+            ).model_dump_json()
+            for viewer in (0, 1, WATCHER)
         }
         for conn in self.connections():
             if conn is not skip:
@@ -217,7 +244,9 @@ class Room:
     def state_text(self, conn: Connection) -> str:
         """The state message for `conn`, of the room as it is now: a socket's sender asks
         for it when it is about to write it, so one that fell behind gets the newest."""
-        view = engine.view(self.state, conn.seat, log=False)
+        return self._state_message(conn, engine.view(self.state, conn.seat, log=False))
+
+    def _state_message(self, conn: Connection, view: dict[str, Any]) -> str:
         # The log goes once: the engine's log window is this deal's lines, and within one
         # deal of one match it only grows, so a socket gets the lines new to it; when the
         # window moves on (a new deal, a new match, a new socket) it gets them all, with
@@ -230,6 +259,7 @@ class Room:
         # A StateMessage (app/protocol.py), written without building the model: this is
         # every action's hot path, and the view is plain JSON already. The tests check
         # every frame against the model.
+        watching = conn.seat == WATCHER
         message = {
             "type": "state",
             "version": self.version,
@@ -239,12 +269,38 @@ class Room:
             "room": {
                 "room_id": self.room_id,
                 "opponent": self.opponent,
-                "seat": conn.seat,
+                "seat": None if watching else conn.seat,
                 "seats": self.presence(conn.seat),
-                "can_new_match": self.can_new_match(),
+                "can_new_match": not watching and self.can_new_match(),
+                "watchers": len(self.watchers),
+                "rematch": sorted(self.rematch),
             },
         }
         return orjson.dumps(message).decode()
+
+    # --- watchers: sockets that hold no seat and see only what is public ------------------
+
+    def attach_watcher(self, conn: Connection) -> bool:
+        """A full table's visitor watches: False if MAX_WATCHERS already do."""
+        if len(self.watchers) >= MAX_WATCHERS:
+            return False
+        self.watchers.append(conn)
+        conn.render = self.watcher_text
+        conn.on_drop = self.detach_watcher
+        conn.start()
+        conn.want_state()
+        self.broadcast_presence(skip=conn)  # the seats see one more watching
+        return True
+
+    def detach_watcher(self, conn: Connection) -> None:
+        if conn in self.watchers:
+            self.watchers.remove(conn)
+            self.broadcast_presence()
+
+    def watcher_text(self, conn: Connection) -> str:
+        """A watcher's state message: engine.public_view, built from public information
+        only (never a seat's view with parts taken out)."""
+        return self._state_message(conn, engine.public_view(self.state, log=False))
 
     def error(self, conn: Connection, code: ErrorCode, message: str) -> None:
         log.info("refused room=%s seat=%d code=%s: %s", self.room_id, conn.seat, code, message)
@@ -258,11 +314,16 @@ class Room:
 
     # --- changes --------------------------------------------------------------------------
 
-    async def act(self, conn: Connection, msg: ActionMessage | NewMatchMessage) -> None:
+    async def act(
+        self, conn: Connection, msg: ActionMessage | NewMatchMessage | ComputerSeatMessage
+    ) -> None:
         """A seat's action or new-match request: checked, then applied once or refused.
         If applied, the seat's new state goes out on `conn` at once, from this task."""
         async with self.lock:
             if self.closed:
+                return
+            if conn.seat == WATCHER:
+                self.refuse(conn, "not_allowed", "You are watching this table: you cannot play.")
                 return
             self.touch()
             if not self.seats[conn.seat].use_id(msg.id):
@@ -282,6 +343,8 @@ class Room:
                 return
             if isinstance(msg, NewMatchMessage):
                 changed = self._new_match(conn)
+            elif isinstance(msg, ComputerSeatMessage):
+                changed = self._give_seat_to_computer(conn, msg.level)
             else:
                 changed = self._apply_action(conn, msg.action)
         # Out of the lock (the write may wait on a slow socket: only this seat's own), and
@@ -317,10 +380,50 @@ class Room:
                 "At a friend's table a new match starts once the partie is over.",
             )
             return False
-        self.match += 1
-        self.change(engine.new_partie(seed=self.new_seed()), skip=conn)
+        if self.opponent == "friend":
+            return self._ask_rematch(conn)
+        self._fresh_partie(skip=conn)
         log.info("new match room=%s seat=%d", self.room_id, conn.seat)
         return True
+
+    def _ask_rematch(self, conn: Connection) -> bool:
+        """A friend's table after the partie: "Play again" by both starts a new partie,
+        the other seat dealing first this time; the first press is a change both see."""
+        if conn.seat in self.rematch:
+            self.refuse(conn, "not_allowed", "You asked to play again; waiting for your friend.")
+            return False
+        self.rematch.add(conn.seat)
+        if len(self.rematch) < 2:
+            self.change(self.state, skip=conn)
+            return True
+        last = self.state.first_dealer
+        self._fresh_partie(first_dealer=None if last is None else 1 - last, skip=conn)
+        log.info("rematch room=%s", self.room_id)
+        return True
+
+    def _give_seat_to_computer(self, conn: Connection, level: ComputerLevel) -> bool:
+        """A friend who never came: the maker gives the free seat to the computer, and the
+        partie starts afresh (a new cut) against it. The link then finds a full table."""
+        if self.opponent != "friend" or self.seats[1].token is not None or conn.seat != 0:
+            self.refuse(conn, "not_allowed",
+                        "Only the table's maker may give the free seat to the computer, "
+                        "while nobody has taken it.")
+            return False
+        self.opponent = "computer"
+        self.computer = ComputerSeat(self, *self.computer_setup, level=level)
+        self._fresh_partie(skip=conn)
+        self.broadcast_presence()
+        log.info("computer seat room=%s level=%s", self.room_id, level)
+        return True
+
+    def _fresh_partie(
+        self, *, first_dealer: int | None = None, skip: Connection | None = None
+    ) -> None:
+        """A new partie in this room (a new match: every socket's log starts again)."""
+        self.match += 1
+        self.rematch.clear()
+        self.change(engine.new_partie(seed=self.new_seed(), first_dealer=first_dealer),
+                    skip=skip)
 
     def change(self, state: engine.State, *, skip: Connection | None = None) -> None:
         """Install a new state (the caller holds the lock): one version up, and every
@@ -351,12 +454,21 @@ class ComputerSeat:
     """
 
     def __init__(
-        self, room: Room, policy: Policy | None, delay: float, exchange_delay: float = 0.0
+        self,
+        room: Room,
+        policy: Policy | None,
+        delay: float,
+        exchange_delay: float = 0.0,
+        lead_delay: float = 0.0,
+        *,
+        level: ComputerLevel = "basic",
     ) -> None:
         self.room = room
         self._policy = policy
+        self.level = level
         self.delay = delay
         self.exchange_delay = exchange_delay
+        self.lead_delay = lead_delay
         self._task: asyncio.Task[None] | None = None
         # `see` requests already made, so a view that keeps offering one cannot loop us.
         self._asked: set[tuple[int, int, Any]] = set()
@@ -364,10 +476,21 @@ class ComputerSeat:
     @property
     def policy(self) -> Policy:
         if self._policy is None:
-            from engine.computer import choose
-
-            self._policy = choose
+            self._policy = computer_policy(self.level)
         return self._policy
+
+    def pause(self, view: dict[str, Any]) -> float:
+        """How long to wait before acting on `view`. It depends on the step only, never on
+        the cards (DESIGN.md): before choosing the dealer and before a lead it waits at
+        least `lead_delay`, so the cut, or the trick just won, can be seen."""
+        wait = self.delay  # a humane pace; 0 in tests still yields
+        if view["to_move"] != COMPUTER_SEAT:
+            return wait
+        if view["step"] == "elder_exchange":
+            wait = max(wait, self.exchange_delay)
+        elif view["step"] in ("lead", "choose_dealer"):
+            wait = max(wait, self.lead_delay)
+        return wait
 
     def poke(self) -> None:
         """Something changed: play if there is something to play."""
@@ -405,10 +528,7 @@ class ComputerSeat:
             todo = self._todo(engine.view(room.state, COMPUTER_SEAT))
             if todo is None:
                 return
-            wait = self.delay  # a humane pace; 0 in tests still yields
-            if todo["step"] == "elder_exchange" and todo["to_move"] == COMPUTER_SEAT:
-                wait = max(wait, self.exchange_delay)
-            await asyncio.sleep(wait)
+            await asyncio.sleep(self.pause(todo))
             async with room.lock:
                 if room.closed:
                     return
@@ -431,6 +551,14 @@ class ComputerSeat:
                 room.change(state)
 
 
+def computer_policy(level: ComputerLevel) -> Policy:
+    """The computer's player at `level`, loaded on first use ("basic" is the only one
+    so far: engine.computer.choose)."""
+    from engine.computer import choose
+
+    return choose
+
+
 class RoomRegistry:
     """Every room of this process, with the limits: max_rooms and idle expiry.
 
@@ -450,6 +578,7 @@ class RoomRegistry:
         max_connections_per_seat: int,
         clock: Clock,
         computer_exchange_delay: float = 0.0,
+        computer_lead_delay: float = 0.0,
         new_seed: SeedSource = random_seed,
         policy: Policy | None = None,
     ) -> None:
@@ -459,6 +588,7 @@ class RoomRegistry:
             unused_seconds, idle_seconds)
         self.computer_delay = computer_delay
         self.computer_exchange_delay = computer_exchange_delay
+        self.computer_lead_delay = computer_lead_delay
         self.max_connections_per_seat = max_connections_per_seat
         self.clock = clock
         self.new_seed = new_seed
@@ -490,6 +620,7 @@ class RoomRegistry:
             policy=self.policy,
             computer_delay=self.computer_delay,
             computer_exchange_delay=self.computer_exchange_delay,
+            computer_lead_delay=self.computer_lead_delay,
             max_connections_per_seat=self.max_connections_per_seat,
             listeners=self.listeners,
         )

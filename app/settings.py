@@ -26,6 +26,9 @@ class Settings(BaseSettings):
     # wait tells nothing): time for a person holding carte blanche as younger to announce
     # it, which the rules allow only until elder has exchanged (RULES.md §2).
     computer_exchange_delay: Annotated[float, Field(ge=0)] = 3.0
+    # Before it chooses the dealer and before each lead it waits at least this long, every
+    # time alike: the cut, or the trick just won, stays in view long enough to be seen.
+    computer_lead_delay: Annotated[float, Field(ge=0)] = 1.5
     max_rooms: Annotated[int, Field(ge=1)] = 1000
     room_idle_seconds: Annotated[float, Field(gt=0)] = 2 * 3600
     # A room nobody has used (no action by a person, no friend in the other seat) expires

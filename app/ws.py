@@ -27,11 +27,12 @@ from app.protocol import (
     ActionMessage,
     ClientMessage,
     ClientPing,
+    ComputerSeatMessage,
     NewMatchMessage,
     ServerPong,
     client_message_adapter,
 )
-from app.rooms import Room, RoomRegistry
+from app.rooms import WATCHER, Room, RoomRegistry
 from app.security import RateLimit, origin_allowed
 from app.settings import Settings
 
@@ -51,7 +52,7 @@ class Refusal:
 
 
 def _handshake(websocket: WebSocket, room_id: str) -> tuple[Room, int] | Refusal:
-    """The room and seat this socket may use, or why not."""
+    """The room and seat this socket may use (WATCHER for `?watch=1`), or why not."""
     settings: Settings = websocket.app.state.settings
     rooms: RoomRegistry = websocket.app.state.rooms
     headers = websocket.headers
@@ -60,6 +61,8 @@ def _handshake(websocket: WebSocket, room_id: str) -> tuple[Room, int] | Refusal
     room = rooms.get(room_id)
     if room is None:
         return Refusal(CLOSE_UNKNOWN_ROOM, "No such table (it may have expired).")
+    if websocket.query_params.get("watch"):
+        return room, WATCHER  # no seat, no token: the public view only
     seat = room.seat_for_token(websocket.cookies.get(seat_cookie(room_id)))
     if seat is None:
         return Refusal(CLOSE_BAD_TOKEN, "This browser holds no seat at this table.")
@@ -84,7 +87,11 @@ async def table_socket(websocket: WebSocket) -> None:
         await websocket.close(checked.code, checked.reason)
         return
     room, seat = checked
-    limit = room.seats[seat].rate_limit(settings.rate_limit_per_second, settings.rate_limit_burst)
+    if seat == WATCHER:  # a bucket of its own: watchers share nothing with a seat
+        limit = RateLimit(settings.rate_limit_per_second, settings.rate_limit_burst)
+    else:
+        limit = room.seats[seat].rate_limit(settings.rate_limit_per_second,
+                                            settings.rate_limit_burst)
     if not limit.take():
         log.info("refused connection room=%s seat=%d peer=%s: too many messages", room_id, seat,
                  peer)
@@ -98,7 +105,12 @@ async def table_socket(websocket: WebSocket) -> None:
         ping_interval=settings.ping_interval,
     )
     log.info("connect room=%s seat=%d peer=%s", room_id, seat, peer)
-    room.attach(conn)
+    if seat == WATCHER:
+        if not room.attach_watcher(conn):
+            await websocket.close(CLOSE_POLICY, "Too many people are watching this table.")
+            return
+    else:
+        room.attach(conn)
     # The loop runs as a task of its own, which `Connection.drop` may cancel while it
     # waits for a frame (a client that stopped reading may never send again either).
     conn.reader = asyncio.create_task(_receive_loop(websocket, room, conn, settings, limit))
@@ -192,7 +204,7 @@ async def _handle_text(room: Room, conn: Connection, text: str) -> None:
 
 
 async def _dispatch(room: Room, conn: Connection, msg: ClientMessage) -> None:
-    if isinstance(msg, ActionMessage | NewMatchMessage):
+    if isinstance(msg, ActionMessage | NewMatchMessage | ComputerSeatMessage):
         await room.act(conn, msg)
     elif isinstance(msg, ClientPing):
         conn.send(PONG_TEXT)

@@ -41,13 +41,15 @@ function cap(text) {
 export function context(msg, ui) {
   const view = msg.view;
   const room = msg.room || {};
-  const me = view.seat;
+  // A watcher holds no seat: drawn from seat 0's side, both seats by name.
+  const watching = view.seat === null || view.seat === undefined;
+  const me = watching ? 0 : view.seat;
   const opp = 1 - me;
   const seats = room.seats || [];
   const oppName =
     (seats[opp] && seats[opp].name) || (room.opponent === "computer" ? "Computer" : "Your friend");
   const names = [];
-  names[me] = "You";
+  names[me] = watching ? (seats[me] && seats[me].name) || "Host" : "You";
   names[opp] = oppName;
   const legal = (view.legal || []).map((entry, index) => ({ ...entry, index }));
   return {
@@ -58,6 +60,7 @@ export function context(msg, ui) {
     me,
     opp,
     names,
+    watching,
     legal,
     discard: legal.find((a) => a.type === "discard") || null,
     plays: new Map(legal.filter((a) => a.type === "play").map((a) => [a.card, a])),
@@ -66,7 +69,7 @@ export function context(msg, ui) {
     myTurn: legal.some((a) => a.type !== "see"),
     /** "You deal" / "Computer deals" */
     verb(seat, youForm, otherForm) {
-      return seat === me ? `You ${youForm}` : `${names[seat]} ${otherForm}`;
+      return seat === me && !watching ? `You ${youForm}` : `${names[seat]} ${otherForm}`;
     },
     cardName(code) {
       return CARD_NAMES[code] || code;
@@ -150,7 +153,7 @@ function counterDeal(c) {
   if (v.phase === "partie_over") return [h("strong", {}, "Partie over"), ` after ${v.deal_number} deals`];
   if (!v.deal_number) return [h("strong", {}, "The cut"), " for the first deal"];
   const parts = [h("strong", {}, `Deal ${v.deal_number} of ${v.deals_in_partie}`)];
-  if (v.dealer !== null && v.dealer !== undefined) {
+  if (v.dealer !== null && v.dealer !== undefined && !c.watching) {
     parts.push(h("span", { class: "sep", "aria-hidden": "true" }, " · "), c.verb(v.dealer, "deal", "deals"));
     parts.push(
       h(
@@ -199,7 +202,13 @@ function counterTools(c) {
 function presenceLine(c) {
   const seat = (c.room.seats || [])[c.opp];
   if (!seat) return null;
-  if (c.room.opponent === "computer") return null;
+  const n = c.room.watchers || 0;
+  const watchers = n ? h("span", { class: "watchers", "data-watchers": n }, `${n} watching`) : null;
+  if (c.room.opponent === "computer" || c.watching) return watchers;
+  return h("span", { class: "presence-line" }, presenceOf(c, seat), watchers);
+}
+
+function presenceOf(c, seat) {
   if (!seat.joined) return h("span", { class: "presence waiting", "data-presence": "waiting" }, "Waiting for your friend…");
   if (seat.connected) return h("span", { class: "presence online", "data-presence": "connected" }, `${c.names[c.opp]} is connected`);
   return h("span", { class: "presence offline", "data-presence": "disconnected" }, `${c.names[c.opp]} is not connected`);
@@ -215,7 +224,7 @@ function roleOf(c, seat) {
 
 function opponentArea(c) {
   const v = c.view;
-  const count = v.opponent_hand_count || 0;
+  const count = (c.watching ? (v.hand_counts || [])[c.opp] : v.opponent_hand_count) || 0;
   if (!v.deal_number || v.phase === "partie_over") return [h("div", { class: "seat-label" }, h("span", { class: "seat-name" }, c.names[c.opp]), presenceLine(c))];
   const backs = [];
   for (let i = 0; i < count; i += 1) backs.push(back());
@@ -353,7 +362,7 @@ function lastDeal(c, tag = "h3") {
     h(
       "p",
       { class: "summary-scores" },
-      `You ${deal[c.me]}`,
+      `${c.names[c.me]} ${deal[c.me]}`,
       h("span", { class: "sep", "aria-hidden": "true" }, " · "),
       `${c.names[c.opp]} ${deal[c.opp]}`
     ),
@@ -364,7 +373,7 @@ function lastDeal(c, tag = "h3") {
 function resultArea(c) {
   const r = c.view.result || {};
   let title = "A draw";
-  if (r.winner === c.me) title = "You win the partie";
+  if (r.winner === c.me && !c.watching) title = "You win the partie";
   else if (r.winner !== null && r.winner !== undefined) title = `${c.names[r.winner]} wins the partie`;
   const totals = r.totals || (c.view.scores && c.view.scores.partie) || [0, 0];
   const out = h(
@@ -374,18 +383,32 @@ function resultArea(c) {
     // The last deal's result stays in view, then the whole sheet and the Rubicon sum.
     c.view.deal_number ? lastDeal(c) : null,
     h("div", { class: "final-sheet", "data-area": "final-sheet" }, scoresPanel(c)),
-    h("p", { class: "result-totals" }, `You ${totals[c.me]} · ${c.names[c.opp]} ${totals[c.opp]}`),
+    h("p", { class: "result-totals" }, `${c.names[c.me]} ${totals[c.me]} · ${c.names[c.opp]} ${totals[c.opp]}`),
     r.text ? h("p", { class: "result-text" }, "Rubicon: ", h("span", { "data-result-text": "" }, r.text)) : null
   );
-  if (c.room.can_new_match) {
+  const asked = c.room.rematch || [];
+  if (c.room.opponent === "friend" && !c.watching) {
+    // A new partie once both press "Play again"; the other seat deals first.
+    if (asked.includes(c.me)) out.append(h("p", { class: "rematch", "data-rematch": "asked" }, `Waiting for ${c.names[c.opp]} to press Play again…`));
+    else {
+      if (asked.includes(c.opp)) out.append(h("p", { class: "rematch", "data-rematch": "invited" }, `${c.names[c.opp]} wants to play again.`));
+      out.append(h("button", { type: "button", class: "button primary", "data-new-match": "confirm", "data-key": "nm-final" }, "Play again"));
+    }
+  } else if (c.room.can_new_match) {
     out.append(h("button", { type: "button", class: "button primary", "data-new-match": "confirm", "data-key": "nm-final" }, "New match"));
   }
   return out;
 }
 
+function waitingForFriend(c) {
+  const other = (c.room.seats || [])[c.opp];
+  return c.room.opponent === "friend" && !c.watching && !!other && !other.joined;
+}
+
 function middleArea(c) {
   const v = c.view;
   if (v.phase === "partie_over") return [resultArea(c)];
+  if (waitingForFriend(c)) return [h("p", { class: "waiting-text" }, "The cut is made once your friend sits down.")];
   if (v.phase === "cut" || !v.deal_number) return [cutArea(c) || h("p", { class: "waiting-text" }, "Waiting for the cut…")];
   const out = [stockArea(c)];
   if (v.phase === "deal_over") out.push(dealOverArea(c));
@@ -397,6 +420,10 @@ function middleArea(c) {
 
 function handArea(c) {
   const v = c.view;
+  if (c.watching) {
+    const n = (v.hand_counts || [])[c.me] || 0;
+    return n ? [h("span", { class: "fan watched", role: "img", "aria-label": `${c.names[c.me]} holds ${n} cards` }, Array.from({ length: n }, () => back()))] : [];
+  }
   const hand = v.hand || [];
   const selecting = !!c.discard;
   const playing = c.plays.size > 0;
@@ -469,10 +496,12 @@ function lastSaid(c) {
 
 function promptText(c) {
   const v = c.view;
-  if (v.phase === "partie_over") return "The partie is over.";
-  if (c.room.opponent === "friend" && c.room.seats && c.room.seats[c.opp] && !c.room.seats[c.opp].joined) {
-    return "Waiting for your friend to open the link…";
+  if (c.watching) {
+    const who = v.to_move === null || v.to_move === undefined ? "" : ` ${c.names[v.to_move]} to play.`;
+    return `You are watching: you see what is public, never a hand.${v.phase === "partie_over" ? "" : who}`;
   }
+  if (v.phase === "partie_over") return "The partie is over.";
+  if (waitingForFriend(c)) return "Waiting for your friend to open the link…";
   const offer = c.legal.some((a) => a.type === "carte_blanche");
   if (c.discard) {
     const n = c.ui.selected.size;
@@ -680,7 +709,7 @@ function scoresPanel(c) {
     h(
       "table",
       { class: "sheet" },
-      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Deal"), h("th", { scope: "col" }, "You"), h("th", { scope: "col" }, c.names[c.opp]))),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Deal"), h("th", { scope: "col" }, c.names[c.me]), h("th", { scope: "col" }, c.names[c.opp]))),
       h(
         "tbody",
         {},
@@ -703,10 +732,12 @@ function cardsPanel(c) {
   const v = c.view;
   const out = [];
   const discards = v.discards || [];
-  out.push(
-    h("h3", { class: "mini-title" }, "Your discards (only you see these)"),
-    discards.length ? cardRow(discards, c, "my-discards") : h("p", {}, "None yet this deal.")
-  );
+  if (!c.watching) {
+    out.push(
+      h("h3", { class: "mini-title" }, "Your discards (only you see these)"),
+      discards.length ? cardRow(discards, c, "my-discards") : h("p", {}, "None yet this deal.")
+    );
+  }
   const tricks = v.tricks || [];
   out.push(h("h3", { class: "mini-title" }, "Tricks this deal"));
   if (!tricks.length) out.push(h("p", {}, "No trick played yet."));
@@ -814,7 +845,7 @@ export function renderTable(root, msg, ui) {
 /** The invite panel and presence line, also redrawn on `presence` messages. */
 export function renderPresence(root, room, ui) {
   if (!room || !room.seats) return;
-  const seat = root.dataset.seat === "1" ? 1 : 0;
+  const seat = root.dataset.seat === "1" ? 1 : root.dataset.seat === "watch" ? null : 0;
   const other = room.seats[1 - seat];
   const invite = root.querySelector("#invite");
   if (invite && room.opponent === "friend" && seat === 0) {
@@ -822,12 +853,6 @@ export function renderPresence(root, room, ui) {
   }
   root.dataset.opponentJoined = other && other.joined ? "true" : "false";
   root.dataset.opponentConnected = other && other.connected ? "true" : "false";
-  const line = root.querySelector(".presence");
-  if (line && ui && ui.lastState) {
-    const c = context({ ...ui.lastState, room }, ui);
-    const fresh = presenceLine(c);
-    if (fresh) line.replaceWith(fresh);
-  }
 }
 
 export function bonusName(kind) {

@@ -152,4 +152,10 @@ export class TableSocket {
     const id = this.nextId();
     return this.send({ type: "new_match", version, id }) ? id : null;
   }
+
+  /** A waiting friend's seat goes to the computer at `level`. */
+  computerSeat(version, level) {
+    const id = this.nextId();
+    return this.send({ type: "computer_seat", version, id, level }) ? id : null;
+  }
 }

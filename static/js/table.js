@@ -27,7 +27,9 @@ const ui = {
   sinkingOpen: false,
 };
 
-const socket = new TableSocket(`/ws/${encodeURIComponent(root.dataset.roomId)}`, {
+// A full table's third visitor watches: the socket asks for the public view.
+const watchQuery = root.dataset.seat === "watch" ? "?watch=1" : "";
+const socket = new TableSocket(`/ws/${encodeURIComponent(root.dataset.roomId)}${watchQuery}`, {
   message: onMessage,
   status: onStatus,
 });
@@ -114,7 +116,7 @@ function onState(msg) {
 
 function onPresence(msg) {
   if (!ui.lastState) return;
-  ui.lastState.room = { ...ui.lastState.room, seats: msg.seats };
+  ui.lastState.room = { ...ui.lastState.room, seats: msg.seats, watchers: msg.watchers || 0 };
   renderPresence(root, ui.lastState.room, ui);
   draw();
 }
@@ -263,6 +265,11 @@ root.addEventListener("click", (event) => {
   if (!target || !root.contains(target)) return;
   if (target.id === "copy-link") {
     copyLink();
+    return;
+  }
+  if (target.id === "computer-seat") {
+    const level = document.getElementById("computer-level");
+    if (ui.lastState && socket.computerSeat(ui.lastState.version, level ? level.value : "basic")) setBusy(true);
     return;
   }
   if (target.hasAttribute("data-new-match")) {

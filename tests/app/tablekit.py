@@ -61,6 +61,7 @@ def settings_for_tests(templates_dir: Path, **overrides: Any) -> Settings:
         "templates_dir": templates_dir,
         "computer_delay": 0,
         "computer_exchange_delay": 0,
+        "computer_lead_delay": 0,
         "ping_interval": 3600,
         "rate_limit_per_second": 100_000,
         "rate_limit_burst": 100_000,
@@ -166,8 +167,10 @@ class SeatSocket(HoldsState):
         *,
         on_frame: Callable[[SeatSocket, Json], None] | None = None,
         headers: dict[str, str] | None = None,
+        watch: bool = False,
     ) -> None:
         self.client = client
+        self.watch = watch  # a watcher's socket: /ws/{room}?watch=1, no seat
         self.room_id = room_id
         self.token = token
         self.on_frame = on_frame
@@ -183,7 +186,8 @@ class SeatSocket(HoldsState):
         headers = dict(self.headers)
         if self.token is not None:
             headers["cookie"] = f"piquet_seat_{self.room_id}={self.token}"
-        self.ws = self.client.websocket_connect(f"/ws/{self.room_id}", headers=headers)
+        query = "?watch=1" if self.watch else ""
+        self.ws = self.client.websocket_connect(f"/ws/{self.room_id}{query}", headers=headers)
         self.ws.__enter__()
         self.client.sockets.append(self)  # type: ignore[attr-defined]
 
@@ -414,6 +418,22 @@ def forbidden_cards(state: engine.State, seat: int) -> set[engine.Card]:
     return hidden - visible
 
 
+def forbidden_to_watchers(state: engine.State) -> set[engine.Card]:
+    """Cards nobody but a seat may see: both hands and discards and the stock, less what
+    the rules put face up (shown, exposed, played)."""
+    hidden = set(state.hands[0]) | set(state.hands[1]) | set(state.stock)
+    hidden |= set(state.discards[0]) | set(state.discards[1])
+    visible = {c for shown in state.shown for c in shown.cards}
+    visible |= {c for record in state.combos if record.shown for c in record.combo.cards}
+    visible |= set(state.exposed)
+    return hidden - visible
+
+
+def forbidden_to(state: engine.State, seat: int | None) -> set[engine.Card]:
+    """What this seat (None: a watcher) may not see."""
+    return forbidden_to_watchers(state) if seat is None else forbidden_cards(state, seat)
+
+
 def leaks_in(text: str, cards: set[engine.Card]) -> set[str]:
     """Card strings or card names in words from `cards` that `text` mentions."""
     strings = {str(c) for c in cards}
@@ -436,19 +456,20 @@ class LeakCheck:
 
     def __call__(self, sock: SeatSocket, frame: Json) -> None:
         self.frames += 1
-        seat = sock.seat if sock.state else None
         if frame["type"] == "state":
             seat = frame["room"]["seat"]
             state = self.history.at(self.room, frame["version"])
             self.check_state(seat, state, frame)
-        elif seat is not None:
+        elif sock.state:
             # Errors and presence: checked against the seat's latest state.
+            seat = sock.state["room"]["seat"]
             state = self.history.at(self.room, sock.version)
-            bad = leaks_in(json.dumps(frame), forbidden_cards(state, seat))
+            bad = leaks_in(json.dumps(frame), forbidden_to(state, seat))
             assert not bad, f"seat {seat} was sent {bad} in {frame}"
 
-    def check_state(self, seat: int, state: engine.State, frame: Json) -> None:
-        forbidden = forbidden_cards(state, seat)
+    def check_state(self, seat: int | None, state: engine.State, frame: Json) -> None:
+        """`seat` None: a watcher, who may see only what is public."""
+        forbidden = forbidden_to(state, seat)
         view = dict(frame["view"])
         assert "log" not in view, "the log is sent once, as new_log"
         view.pop("cut")  # the cut's two cards were face up before the first deal

@@ -30,10 +30,11 @@ from app.rooms import RoomRegistry
 
 async def play_step(a: LiveSeat, b: LiveSeat, rng: random.Random,
                     *watchers: LiveSeat) -> None:
-    """One action (a new match once the partie is over); every socket sees version + 1."""
+    """One action ("Play again" by each seat once the partie is over); every socket sees
+    version + 1."""
     if a.view["phase"] == "partie_over":
-        who = a
-        text = json.dumps({"type": "new_match", "version": a.version, "id": a.next_id()})
+        who = b if a.seat in a.state["room"]["rematch"] else a
+        text = json.dumps({"type": "new_match", "version": who.version, "id": who.next_id()})
     else:
         who, action = next_move(a, b, rng)  # type: ignore[arg-type]
         text = who.action_text(action)

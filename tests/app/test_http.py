@@ -42,7 +42,7 @@ def test_making_a_room_against_the_computer(client: TestClient) -> None:
     assert room_of(client, room_id).seat_for_token(token) == 0
 
 
-def test_a_friend_takes_the_free_seat_and_a_third_visitor_is_turned_away(
+def test_a_friend_takes_the_free_seat_and_a_third_visitor_watches(
     client: TestClient,
 ) -> None:
     room_id, token = make_room_by_form(client, "friend")
@@ -58,16 +58,15 @@ def test_a_friend_takes_the_free_seat_and_a_third_visitor_is_turned_away(
     assert client.get(f"/r/{room_id}").text.startswith(f"table|{room_id}|1|")  # a refresh
     client.cookies.clear()  # a third browser
     third = client.get(f"/r/{room_id}")
-    assert third.status_code == 409
-    assert third.text.startswith("message|This table is full|")
-    assert third.text.endswith("|/|Start a new table")  # a way to start their own room
+    assert third.status_code == 200
+    assert third.text.startswith(f"table|{room_id}|watch|friend|")  # no seat: watching
     assert "set-cookie" not in third.headers
 
 
 def test_the_computer_seat_is_never_free(client: TestClient) -> None:
     room_id, _ = make_room_by_form(client, "computer")
     client.cookies.clear()
-    assert client.get(f"/r/{room_id}").status_code == 409
+    assert client.get(f"/r/{room_id}").text.startswith(f"table|{room_id}|watch|computer|")
 
 
 def test_an_unknown_room_gets_a_clear_page(client: TestClient) -> None:

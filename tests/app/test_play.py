@@ -38,23 +38,33 @@ def seats(client: TestClient) -> tuple[SeatSocket, SeatSocket]:
 def test_two_seats_play_a_complete_partie(client: TestClient) -> None:
     a, b = seats(client)
     assert (a.seat, b.seat) == (0, 1)
-    assert a.version == b.version == 1
+    assert a.version == b.version == 2  # the cut is made again once both are seated
     steps = play_friend_partie(a, b, random.Random(1))
+    first_dealer = room_of(a.client, a.room_id).state.first_dealer
+    assert first_dealer is not None
     assert steps > 50
     result = a.view["result"]
     assert result is not None and result == b.view["result"]
     assert a.view["scores"]["partie"] == b.view["scores"]["partie"]
     # Versions grew by exactly one per action.
-    assert a.version == 1 + steps
-    # A friend's table offers a new match only now.
+    assert a.version == 2 + steps
+    # A friend's table offers "Play again" only now, and needs both seats to press it.
     assert a.state["room"]["can_new_match"] is True
     a.send({"type": "new_match", "version": a.version, "id": "again"})
-    fresh = a.expect("state")
-    b.expect("state")
-    assert fresh["version"] == 2 + steps
-    assert fresh["view"]["phase"] == "cut"
+    asked = a.expect("state")
+    assert b.expect("state")["room"]["rematch"] == asked["room"]["rematch"] == [0]
+    assert asked["view"]["phase"] == "partie_over"  # nothing starts on one press
+    a.send({"type": "new_match", "version": a.version, "id": "again2"})
+    a.refused("not_allowed")
+    b.send({"type": "new_match", "version": b.version, "id": "again"})
+    fresh = b.expect("state")
+    a.expect("state")
+    assert fresh["version"] == 4 + steps
     assert fresh["log_reset"] is True  # the log starts over
-    assert fresh["room"]["can_new_match"] is False
+    assert fresh["room"]["can_new_match"] is False and fresh["room"]["rematch"] == []
+    # No cut this time: the other seat deals first.
+    assert fresh["view"]["deal_number"] == 1
+    assert fresh["view"]["dealer"] == 1 - first_dealer
 
 
 def test_each_socket_gets_each_log_line_once_and_keeps_the_views_log(
@@ -92,7 +102,7 @@ def test_new_match_at_a_friend_table_waits_for_the_end(client: TestClient) -> No
     a, _b = seats(client)
     a.send({"type": "new_match", "version": a.version, "id": "n1"})
     a.refused("not_allowed")
-    assert a.version == 1
+    assert a.version == 2
 
 
 def test_new_match_at_the_computer_table_any_time(client: TestClient) -> None:

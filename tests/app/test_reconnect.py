@@ -73,7 +73,7 @@ def test_two_windows_of_one_seat_both_get_states(client: TestClient) -> None:
     rng = random.Random(13)
     who, action = next_move(a1, b, rng)
     who.act(action)
-    assert a1.expect("state")["version"] == a2.expect("state")["version"] == 2
+    assert a1.expect("state")["version"] == a2.expect("state")["version"] == 3
     b.expect("state")
     # One window closing leaves the seat connected.
     a2.close()

@@ -156,22 +156,73 @@ def test_friend_table(open_seat) -> None:
     assert page.locator("[data-presence=disconnected]").inner_text() == "Friend is not connected"
 
 
-def test_a_third_visitor_is_told_the_table_is_full(open_seat, watch, server) -> None:
+def test_a_third_visitor_watches_and_sees_only_what_is_public(open_seat, artifacts) -> None:
     maker = open_seat()
     start_table(maker, "friend")
-    link = maker.page.locator("#invite-url").input_value()
+    page = maker.page
+    # Nobody has cut yet: the cut is made once the friend sits down.
+    assert page.locator("#middle [data-card]").count() == 0
+    assert "once your friend sits down" in page.locator("#middle").inner_text()
+    link = page.locator("#invite-url").input_value()
     friend = open_seat()
     friend.page.goto(link)
     friend.wait_ready()
-    watch.allow("http", "409")
-    watch.allow("console", "409")
+    # Both seated: both cut cards and who won, until the winner chooses.
+    cut = maker.view()["cut"]
+    page.wait_for_function("document.querySelectorAll('#middle [data-area=cut] [data-card]')"
+                           ".length === 2")
+    assert re.search(r"wins? the cut", page.locator("#middle .cut-result").inner_text())
+    page.screenshot(path=str(artifacts / "cut-friend.png"))
+    assert sorted(cut["cards"]) == sorted(
+        page.eval_on_selector_all("#middle [data-card]", "els => els.map(e => e.dataset.card)"))
+
     third = open_seat()
     response = third.page.goto(link)
-    assert response is not None and response.status == 409
-    assert third.page.locator("h1").inner_text() == "This table is full"
-    third.page.click("a.button.primary")
-    third.page.wait_for_url(f"{server}/")
-    assert third.page.locator("button[data-opponent=computer]").is_visible()
+    assert response is not None and response.status == 200
+    third.wait_ready()
+    assert third.attrs()["seat"] == "watch"
+    assert "watching" in third.page.locator("#prompt").inner_text()
+    for seat in (maker, friend):
+        seat.page.wait_for_function("!!document.querySelector('[data-watchers=\"1\"]')")
+    checks = [LeakCheck(maker, third), LeakCheck(friend, third)]
+
+    def look() -> None:
+        for check in checks:
+            check.dom()
+        assert third.page.locator("#hand [data-action], #actions [data-action]").count() == 0
+
+    play_together(
+        [maker, friend],
+        lambda attrs: all(a.get("phase") == "play" for a in attrs)
+        and len(maker.view()["tricks"]) >= 3,
+        on_step=look,
+    )
+    third.page.wait_for_function(
+        f"+document.getElementById('table').dataset.version >= {maker.version()}")
+    look()
+    # The watcher sees both seats' backs, the played cards and the scores.
+    view = third.view()
+    assert view["seat"] is None and view["hand"] == []
+    assert third.page.locator("#hand .back").count() == view["hand_counts"][0]
+    assert third.page.locator("#opponent .back").count() == view["hand_counts"][1]
+    third.page.screenshot(path=str(artifacts / "watcher.png"), full_page=True)
+    for check in checks:
+        check.frames()
+        assert check.checks > 5
+
+
+def test_a_friend_who_never_comes_gives_the_seat_to_the_computer(open_seat) -> None:
+    maker = open_seat()
+    start_table(maker, "friend")
+    page = maker.page
+    assert page.locator("#computer-level option").all_inner_texts() == ["Basic"]
+    before = maker.version()
+    page.click("#computer-seat")
+    maker.wait_moved(before)
+    assert maker.last_state()["room"]["opponent"] == "computer"
+    assert not page.locator("#invite").is_visible()
+    maker.play_until(lambda a: a.get("phase") == "play")
+    assert "Computer" in page.locator("#opponent").inner_text()
 
 
 def test_an_unknown_room_says_so(open_seat, watch) -> None:
