@@ -377,8 +377,12 @@ def play_computer_partie(
         human.act(pick(view, rng, allow_see=False))
         frame = human.recv()
         if frame["type"] == "error":
-            assert frame["code"] == "stale_version", frame
-            human.expect("state")
+            # Made on a state the computer had moved past. A state of version `before + 1`
+            # read as our answer may have been the computer's move, so a second action
+            # can be in flight too: read on to a state, past any stale refusals.
+            while frame["type"] != "state":
+                assert frame["type"] != "error" or frame["code"] == "stale_version", frame
+                frame = human.recv()
             continue
         while frame["type"] != "state":
             frame = human.recv()

@@ -219,12 +219,12 @@ def test_unknown_room(table: Table) -> None:
     table.play(2)
 
 
-def test_a_third_visitor_finds_the_table_full(table: Table) -> None:
+def test_a_third_visitor_finds_the_table_full_and_may_only_watch(table: Table) -> None:
     state = table.room.state
     assert table.client.post(f"/api/rooms/{table.room_id}/join").status_code == 409
     table.client.cookies.clear()
     page = table.client.get(f"/r/{table.room_id}")
-    assert page.status_code == 409 and "This table is full" in page.text
+    assert page.status_code == 200 and page.text.startswith(f"table|{table.room_id}|watch|")
     assert "set-cookie" not in page.headers
     assert refused_handshake(table.client, table.room_id)[0] == 4401
     assert table.room.state is state
