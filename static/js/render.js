@@ -91,7 +91,9 @@ export function cardFace(code, c, opts = {}) {
   const classes = ["card", `suit-${suit}`, SUITS[suit] ? "" : "suit-unknown", opts.cls || ""];
   const attrs = { class: classes.join(" ").trim(), "data-card": code, title: name };
   if (opts.button) {
-    Object.assign(attrs, { type: "button", "aria-label": opts.label || name }, opts.attrs || {});
+    // Named by its content (a hidden span), not aria-label: the visible "K S" is then no
+    // name that differs from what is read ("King of Spades"), per WCAG 2.5.3.
+    Object.assign(attrs, { type: "button" }, opts.attrs || {});
   } else {
     Object.assign(attrs, { role: "img", "aria-label": name });
   }
@@ -106,7 +108,8 @@ export function cardFace(code, c, opts = {}) {
     ),
     h("span", { class: "card-pip g", "aria-hidden": "true" }),
     h("span", { class: "card-letter", "aria-hidden": "true" }, suit),
-    opts.button ? h("span", { class: "card-tip", "aria-hidden": "true" }, name) : null
+    opts.button ? h("span", { class: "card-tip", "aria-hidden": "true" }, name) : null,
+    opts.button ? h("span", { class: "visually-hidden sr-name" }, opts.label || name) : null
   );
 }
 
@@ -323,7 +326,7 @@ function trickArea(c) {
   const trickNo = current ? finished.length + 1 : finished.length;
   return h(
     "div",
-    { class: `trick ${stale ? "finished" : ""}`.trim(), "data-area": "trick", "aria-label": "Current trick" },
+    { class: `trick ${stale ? "finished" : ""}`.trim(), "data-area": "trick", role: "group", "aria-label": stale ? "Last trick" : "Current trick" },
     h(
       "div",
       { class: "trick-cards" },

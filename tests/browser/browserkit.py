@@ -137,7 +137,8 @@ class Seat:
             "#table [data-action]",
             "els => els.map(e => ({i: e.dataset.action,"
             " text: (e.querySelector('.label') || e).textContent,"
-            " label: e.getAttribute('aria-label') || '', type: e.dataset.type}))",
+            " label: e.getAttribute('aria-label') || e.querySelector('.sr-name')?.textContent"
+            " || '', type: e.dataset.type}))",
         )
         legal = view["legal"]
         indices = sorted(int(s["i"]) for s in shown)
@@ -321,3 +322,23 @@ def launch(
     except ServerDidNotStart as exc:
         pytest.fail(str(exc))
     return proc, base
+
+
+# ---- accessibility: axe-core, run inside the page -----------------------------------
+
+AXE_JS = Path(__file__).resolve().parent / "vendor" / "axe.min.js"
+
+
+def axe_problems(page: Page, impacts: tuple[str, ...] = ("serious", "critical")) -> list[str]:
+    """axe-core's violations of these impacts on the page as it is now, one line each
+    (rule, impact, and the first few elements). axe is loaded through the DevTools
+    protocol, so it needs no <script> on the page and passes any CSP."""
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        page.evaluate(AXE_JS.read_text() + "\n;undefined")
+    violations: list[dict[str, Any]] = page.evaluate(
+        "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
+        ".map(v => ({id: v.id, impact: v.impact, help: v.help,"
+        " nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))}))"
+    )
+    return [f"{v['id']} ({v['impact']}): {v['help']} at {v['nodes']}"
+            for v in violations if v["impact"] in impacts]

@@ -1,0 +1,42 @@
+"""axe-core inside the page on every phase of a deal, in both contrast modes: no serious
+or critical violation (issue 17). Also the lobby and the rules page."""
+
+from __future__ import annotations
+
+from browserkit import Seat, axe_problems, phase_is, start_table
+
+
+def both_modes(seat: Seat, where: str, found: dict[str, list[str]]) -> None:
+    page = seat.page
+    toggle = page.locator("[data-contrast-toggle]")
+    for mode in ("normal", "high contrast"):
+        problems = axe_problems(page)
+        if problems:
+            found[f"{where}, {mode}"] = problems
+        toggle.click()  # to the other mode (and back, after the second)
+
+
+def test_axe_finds_nothing_serious_on_any_phase(open_seat) -> None:
+    seat = open_seat()
+    found: dict[str, list[str]] = {}
+    seat.page.goto("/")
+    both_modes(seat, "lobby", found)
+    seat.page.goto("/rules")
+    both_modes(seat, "rules", found)
+    start_table(seat)
+    looked: set[str] = set()
+
+    def look(s: Seat) -> None:
+        a = s.attrs()
+        whose = "mine" if a.get("myTurn") == "true" else "theirs"
+        key = f"{a.get('phase')}/{a.get('step')}/{whose}"
+        if key in looked or a.get("busy") == "true":
+            return
+        looked.add(key)
+        both_modes(s, key, found)
+
+    seat.on_poll = look
+    seat.play_until(phase_is("deal_over"))
+    look(seat)
+    assert {k.split("/")[0] for k in looked} >= {"exchange", "declare", "play", "deal_over"}
+    assert not found, "\n".join(f"{k}: {v}" for k, v in found.items())
