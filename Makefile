@@ -11,15 +11,22 @@ PY := .venv/bin/python
 	python3 -m venv .tools
 	.tools/bin/pip install --quiet --disable-pip-version-check uv
 
+# Serving needs only the app's own dependencies; the test tools (pytest, Playwright, mypy,
+# ruff...) come with `make test` / `make lint`. --inexact: serving leaves test tools
+# already installed alone, so switching between the two reinstalls nothing.
+.venv/.served: pyproject.toml uv.lock $(UV)
+	$(UV) sync --frozen --inexact --python python3
+	touch $@
+
 .venv/.synced: pyproject.toml uv.lock $(UV)
 	$(UV) sync --frozen --extra test --python python3
-	touch $@
+	touch $@ .venv/.served
 
 # After changing pyproject.toml's dependencies: `make lock`, and commit uv.lock.
 lock: $(UV)
 	$(UV) lock --python python3
 
-run: .venv/.synced
+run: .venv/.served
 	$(PY) -m app
 
 # Debian's chromium for the browser tests (Playwright's own browser download does not work here).
