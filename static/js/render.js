@@ -566,20 +566,57 @@ function actionsArea(c) {
     if (entry.type === "call") firstOfCategory.add(entry.category);
     out.push(actionButton(entry, c, entry.type === "next_deal" ? "primary" : ""));
   }
-  if (smaller.length) {
-    out.push(
-      h(
-        "details",
-        { class: "sinking", "data-key": "sinking", open: c.ui.sinkingOpen ? true : null },
-        h("summary", { class: "button", "data-key": "sinking-summary" }, `Call less (sinking): ${smaller.length} more`),
-        h("div", { class: "sinking-calls" }, smaller.map((entry) => actionButton(entry, c)))
-      )
-    );
-  }
+  if (smaller.length) out.push(sinkingMenu(c, smaller));
   // `see` entries that match no listed combination still get a button here.
   const comboIds = new Set((c.view.combos || []).map((x) => x.id));
   for (const entry of c.sees) if (!comboIds.has(entry.combo)) out.push(actionButton(entry, c, "see"));
   return out;
+}
+
+/**
+ * The smaller calls sinking allows, grouped by category, then by what is said ("Point of
+ * four"): one row per call, a small button per suit (or per choice of cards) in it.
+ */
+function sinkingMenu(c, smaller) {
+  const groups = new Map();
+  for (const entry of smaller) {
+    const rows = groups.get(entry.category) || new Map();
+    groups.set(entry.category, rows);
+    rows.set(entry.label, [...(rows.get(entry.label) || []), entry]);
+  }
+  return h(
+    "details",
+    { class: "sinking", "data-key": "sinking", open: c.ui.sinkingOpen ? true : null },
+    h("summary", { class: "button", "data-key": "sinking-summary" }, `Call less than you hold (${smaller.length} ways)`),
+    h("p", { class: "sinking-help" }, "Sinking: you may call less than you hold, or say “Nothing”, to keep your hand hidden. What you do not call cannot score."),
+    [...groups].map(([category, rows]) =>
+      h(
+        "div",
+        { class: "sink-group", "data-category": category },
+        h("h3", { class: "mini-title" }, CATEGORY_NAMES[category] || cap(category)),
+        [...rows].map(([label, entries]) =>
+          h("div", { class: "sink-row", "data-label": label }, h("span", { class: "sink-label", "aria-hidden": "true" }, label), entries.map((entry) => sinkButton(entry, c)))
+        )
+      )
+    )
+  );
+}
+
+/** A compact call button: the suit (or the cards) in view, the full call for the ear. */
+function sinkButton(entry, c) {
+  const cards = entry.cards || [];
+  const suits = [...new Set(cards.map((code) => parseCard(code).suit))];
+  const names = cards.map((code) => c.cardName(code)).join(", ");
+  const suitWord = { S: "Spades", H: "Hearts", D: "Diamonds", C: "Clubs" };
+  const shown = suits.length === 1 ? suitWord[suits[0]] : cards.map((code) => parseCard(code).rank).join(" ");
+  return h(
+    "button",
+    { type: "button", class: "button action small sink", "data-action": entry.index, "data-type": entry.type, "data-key": `act-${entry.index}-${entry.type}-${entry.label}`, "data-cards": cards.join(" "), title: `${entry.label}: ${names}` },
+    h("span", { class: "label visually-hidden" }, entry.label),
+    suits.length === 1 ? h("span", { class: `hint suit-${suits[0]}`, "aria-hidden": "true" }, h("span", { class: "g" })) : null,
+    h("span", { "aria-hidden": suits.length === 1 ? null : "true" }, shown),
+    h("span", { class: "visually-hidden" }, `: ${names}`)
+  );
 }
 
 // ---- this deal: exchange, declarations, what scored, what was shown ---------------

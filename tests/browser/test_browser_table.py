@@ -37,3 +37,85 @@ def test_face_up_leftovers_are_drawn_once_in_the_stocks_place(open_seat) -> None
     seat.on_poll = look
     seat.play_until(lambda a: checked or int(seat.view()["deal_number"]) > 2)
     assert checked, "younger never left a card face up in two deals"
+
+
+def test_the_sinking_menu_is_grouped_compact_and_explained(open_seat, artifacts) -> None:
+    """The smaller calls sinking allows: by category, then one row per call with a
+    button per suit, and a plain sentence saying what sinking is."""
+    seat = open_seat()
+    start_table(seat)
+    page = seat.page
+    seen = False
+
+    def look(s: Seat) -> None:
+        nonlocal seen
+        if seen or s.attrs().get("myTurn") != "true" or not page.locator("details.sinking").count():
+            return
+        view = s.view_at(s.version())
+        if view is None:
+            return
+        page.locator("details.sinking > summary").click()
+        menu = page.locator("details.sinking")
+        assert "keep your hand hidden" in menu.locator(".sinking-help").inner_text()
+        buttons = menu.locator("[data-action]")
+        entries = [view["legal"][int(i)] for i in
+                   buttons.evaluate_all("els => els.map(e => e.dataset.action)")]
+        assert entries and all(e["type"] == "call" for e in entries)
+        # Grouped: every button sits in its category's group, in the row of its words.
+        for group in menu.locator(".sink-group").all():
+            category = group.get_attribute("data-category")
+            for row in group.locator(".sink-row").all():
+                for b in row.locator("[data-action]").all():
+                    entry = view["legal"][int(b.get_attribute("data-action") or "0")]
+                    assert entry["category"] == category
+                    assert entry["label"] == row.get_attribute("data-label")
+        rows = menu.locator(".sink-row").count()
+        assert rows == len({(e["category"], e["label"]) for e in entries})
+        # Compact: a row per call, not a button per line.
+        assert rows < len(entries) or len(entries) <= 2
+        menu.screenshot(path=str(artifacts / "sinking-menu.png"))
+        page.locator("details.sinking > summary").click()
+        seen = True
+
+    seat.on_poll = look
+    seat.play_until(lambda a: seen or int(seat.view()["deal_number"]) > 2)
+    assert seen, "no sinking menu in two deals"
+
+
+def test_the_rules_open_beside_the_table(open_seat) -> None:
+    seat = open_seat()
+    start_table(seat)
+    page = seat.page
+    table_url = page.url
+    with page.context.expect_page() as opened:
+        page.click("[data-rules-link]")
+    rules = opened.value
+    rules.wait_for_load_state()
+    assert rules.url.endswith("/rules")
+    assert page.url == table_url and seat.attrs()["connection"] == "open"
+    rules.close()
+
+
+def test_the_bonus_toast_hides_nothing(open_seat) -> None:
+    """A pique, repique or capot toast lies over no part of the game."""
+    seat = open_seat()
+    start_table(seat)
+    page = seat.page
+    seat.play_until(lambda a: a.get("phase") == "play")
+    page.evaluate(
+        """() => { const t = document.getElementById('toast');
+                   t.innerHTML = '<div class="toast-item"><strong>Repique!</strong>'
+                     + '<span>You score 60</span></div>';
+                   t.classList.add('show'); }"""
+    )
+    toast = page.locator("#toast").bounding_box()
+    assert toast and toast["width"] > 0
+    for part in ("#middle", "#hand", "#actions", "#prompt", "#deal-info", "#opponent .opp-hand",
+                 "#counter-deal", "#counter-scores"):
+        box = page.locator(part).bounding_box()
+        if not box:
+            continue
+        apart = (toast["x"] + toast["width"] <= box["x"] or box["x"] + box["width"] <= toast["x"]
+                 or toast["y"] + toast["height"] <= box["y"]
+                 or box["y"] + box["height"] <= toast["y"])
+        assert apart, f"the toast covers {part}: {toast} {box}"
