@@ -214,6 +214,8 @@ class Room:
         conn.start()
         conn.want_state()
         self.broadcast_presence(skip=conn)
+        if self.computer is not None:
+            self.computer.poke()  # it waits for a person at the table to show the cut to
 
     def detach(self, conn: Connection) -> None:
         if conn.seat == WATCHER:
@@ -506,6 +508,8 @@ class ComputerSeat:
     def _todo(self, view: dict[str, Any]) -> dict[str, Any] | None:
         """The view to decide from, or None when the computer has nothing to do."""
         legal: list[dict[str, Any]] = view["legal"]
+        if view["step"] == "choose_dealer" and not self.room.seats[1 - COMPUTER_SEAT].connections:
+            return None  # the cut is shown to the person before it chooses: wait for them
         if view["to_move"] == COMPUTER_SEAT and legal:
             return view
         if any(a["type"] == "carte_blanche" for a in legal):

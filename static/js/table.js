@@ -77,8 +77,10 @@ function onMessage(msg) {
 
 function onState(msg) {
   const previous = ui.lastState;
-  // The log comes once: this deal's lines when log_reset, else only the new ones.
-  ui.log = msg.log_reset || !previous ? msg.new_log || [] : ui.log.concat(msg.new_log || []);
+  // The log comes once: this deal's lines when log_reset, else only the new ones. The
+  // cut's lines stay on into the first deal (the engine's log starts afresh with it).
+  const cutLines = previous && msg.log_reset && previous.view.deal_number === 0 && msg.view.deal_number === 1 ? ui.log : [];
+  ui.log = msg.log_reset || !previous ? cutLines.concat(msg.new_log || []) : ui.log.concat(msg.new_log || []);
   msg.view.log = ui.log;
   if (!msg.room && previous) msg.room = previous.room;
   if (previous && previous.room && msg.room && !msg.room.seats) msg.room.seats = previous.room.seats;
@@ -107,6 +109,7 @@ function onState(msg) {
   if (msg.version > ui.noticeVersion) ui.notice = "";
   ui.lastState = msg;
   draw();
+  if (previous) animate(previous.view, view);
   if (!ui.freshConnection && previous) {
     announce(msg);
     celebrate(previous, msg);
@@ -128,6 +131,27 @@ function onError(msg) {
   ui.notice = msg.message || "That was refused.";
   ui.noticeVersion = typeof msg.version === "number" ? msg.version : ui.lastState ? ui.lastState.version : 0;
   draw();
+}
+
+/**
+ * A card just played moves onto the table from its player's side; a trick just won
+ * leans towards its winner and stays in view until the next card. CSS animations only,
+ * so prefers-reduced-motion (table.css) turns them off.
+ */
+function animate(before, now) {
+  if (before.deal_number !== now.deal_number) return;
+  const trick = root.querySelector("#middle .trick");
+  if (!trick) return;
+  const me = now.seat === null || now.seat === undefined ? 0 : now.seat;
+  const played = (v) => (v.trick ? v.trick.cards.length : 0) + (v.tricks || []).length * 2;
+  if (played(now) <= played(before)) return;
+  const figures = trick.querySelectorAll(".played");
+  const last = figures[figures.length - 1];
+  if (last) last.classList.add(Number(last.dataset.seat) === me ? "arrive-mine" : "arrive-theirs");
+  if (!now.trick && (now.tricks || []).length > (before.tricks || []).length) {
+    const won = now.tricks[now.tricks.length - 1];
+    trick.classList.add(won.winner === me ? "won-mine" : "won-theirs");
+  }
 }
 
 /** The opponent's announcements, read out politely. */

@@ -247,3 +247,23 @@ def test_a_computer_table_may_be_watched(templates_dir: Path) -> None:
         watcher.connect()
         assert [s["name"] for s in watcher.state["room"]["seats"]] == ["Host", "Computer"]
         assert human.expect("presence")["watchers"] == 1
+
+
+def test_the_computer_chooses_the_dealer_only_once_the_cut_can_be_seen(
+    templates_dir: Path,
+) -> None:
+    """It won the cut: it waits for the person's page to be connected (then its usual
+    pause), so the person sees both cut cards and who won before the first deal."""
+    seed = next(s for s in range(100) if engine.new_partie(seed=s).cut_winner == COMPUTER_SEAT)
+    with serve(templates_dir, new_seed=lambda: seed, policy=first_legal) as client:
+        made = new_room(client, "computer")
+        room = room_of(client, made["room_id"])
+        for _ in range(5):  # the computer's task has every chance to run meanwhile
+            assert client.get("/healthz").status_code == 200
+        assert room.state.step is engine.Step.CHOOSE_DEALER and room.version == 1
+        human = SeatSocket(client, made["room_id"], made["token"])
+        first = human.connect()
+        assert first["view"]["cut"]["winner"] == COMPUTER_SEAT  # drawn by the page
+        dealt = human.expect("state")
+        assert dealt["view"]["deal_number"] == 1
+        assert [line["kind"] for line in dealt["new_log"]][0] == "deal"
