@@ -172,3 +172,42 @@ def test_the_computers_play_can_be_followed(open_seat, artifacts, tmp_path) -> N
         assert set(names) == {"none"}, names
     finally:
         stop(proc)
+
+
+def test_on_a_phone_what_to_do_now_is_in_view_without_scrolling(open_seat, artifacts) -> None:
+    """390 x 844: on each of the person's turns, with the page at its top, the prompt and
+    every button of the turn (or the playable cards) are on screen, and the counter
+    still says whether you are elder or younger hand."""
+    seat = open_seat(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    seat.use_tap = True
+    start_table(seat)
+    page = seat.page
+    looked: set[str] = set()
+
+    def look(s: Seat) -> None:
+        a = s.attrs()
+        if a.get("myTurn") != "true" or a.get("busy") == "true":
+            return
+        key = a["step"]
+        page.evaluate("window.scrollTo(0, 0)")
+        height = page.evaluate("window.innerHeight")
+        parts = ["#prompt", "#actions > [data-action]", "#actions > details > summary"]
+        if page.locator("#hand .playable").count():
+            parts.append("#hand .playable")
+        for part in parts:
+            for box in page.eval_on_selector_all(
+                part, "els => els.map(e => { const r = e.getBoundingClientRect();"
+                " return [r.top, r.bottom]; })"
+            ):
+                assert 0 <= box[0] and box[1] <= height + 0.5, f"{key}: {part} at {box}"
+        if a["phase"] in ("exchange", "declare", "play"):
+            role = page.locator("#counter-deal .role-me")
+            assert role.is_visible() and "hand" in role.inner_text(), key
+        if key not in looked:
+            looked.add(key)
+            page.screenshot(path=str(artifacts / f"phone-390-{len(looked):02d}-{key}.png"))
+
+    seat.on_poll = look
+    seat.play_until(lambda a: a.get("phase") == "deal_over")
+    assert looked & {"lead", "follow"}, looked
+    assert looked & {"elder_call", "younger_answer", "younger_call"}, looked
