@@ -266,4 +266,4 @@ def test_the_computer_chooses_the_dealer_only_once_the_cut_can_be_seen(
         assert first["view"]["cut"]["winner"] == COMPUTER_SEAT  # drawn by the page
         dealt = human.expect("state")
         assert dealt["view"]["deal_number"] == 1
-        assert [line["kind"] for line in dealt["new_log"]][0] == "deal"
+        assert dealt["new_log"][0]["kind"] == "deal"

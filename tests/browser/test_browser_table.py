@@ -199,7 +199,7 @@ def test_on_a_phone_what_to_do_now_is_in_view_without_scrolling(open_seat, artif
                 part, "els => els.map(e => { const r = e.getBoundingClientRect();"
                 " return [r.top, r.bottom]; })"
             ):
-                assert 0 <= box[0] and box[1] <= height + 0.5, f"{key}: {part} at {box}"
+                assert box[0] >= 0 and box[1] <= height + 0.5, f"{key}: {part} at {box}"
         if a["phase"] in ("exchange", "declare", "play"):
             role = page.locator("#counter-deal .role-me")
             assert role.is_visible() and "hand" in role.inner_text(), key
@@ -211,3 +211,20 @@ def test_on_a_phone_what_to_do_now_is_in_view_without_scrolling(open_seat, artif
     seat.play_until(lambda a: a.get("phase") == "deal_over")
     assert looked & {"lead", "follow"}, looked
     assert looked & {"elder_call", "younger_answer", "younger_call"}, looked
+
+
+def test_the_lobby_fan_shows_every_corner(open_seat) -> None:
+    """No card of the lobby's fan covers another's rank or suit letter."""
+    for viewport in ({"width": 1280, "height": 900}, {"width": 390, "height": 844}):
+        seat = open_seat(viewport=viewport)
+        seat.page.goto("/")
+        covered = seat.page.evaluate(
+            """() => [...document.querySelectorAll(
+                   '.lobby-fan .card-rank, .lobby-fan .card-letter')]
+                 .filter(e => { const r = e.getBoundingClientRect();
+                   const top = document.elementFromPoint(
+                     r.left + r.width / 2, r.top + r.height / 2);
+                   return !top || top.closest('.card') !== e.closest('.card'); })
+                 .map(e => e.closest('.card').className + ' ' + e.className)"""
+        )
+        assert not covered, (viewport, covered)
