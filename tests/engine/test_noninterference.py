@@ -102,6 +102,10 @@ def lockstep(a: State, b: State, secret: int, rng: random.Random, *,
         if va != vb:
             raise Leak(f"step {steps} ({a.step.word}): the observer's views differ: "
                        f"{differences(va, vb)}")
+        wa, wb = engine.public_view(a), engine.public_view(b)
+        if wa != wb:  # a watcher sees less than the observer: the same too
+            raise Leak(f"step {steps} ({a.step.word}): a watcher's views differ: "
+                       f"{differences(wa, wb)}")
         steps += 1
         if computer_observer and (va["to_move"] == observer or va["legal"]):
             with contextlib.suppress(ValueError):  # ValueError: nothing it may do now
