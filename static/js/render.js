@@ -888,8 +888,8 @@ export function renderPresence(root, room, ui) {
   const seat = root.dataset.seat === "1" ? 1 : root.dataset.seat === "watch" ? null : 0;
   const other = room.seats[1 - seat];
   const invite = root.querySelector("#invite");
-  if (invite && room.opponent === "friend" && seat === 0) {
-    invite.hidden = !!(other && other.joined);
+  if (invite && seat === 0) {
+    invite.hidden = room.opponent !== "friend" || !!(other && other.joined);
   }
   root.dataset.opponentJoined = other && other.joined ? "true" : "false";
   root.dataset.opponentConnected = other && other.connected ? "true" : "false";

@@ -77,10 +77,8 @@ function onMessage(msg) {
 
 function onState(msg) {
   const previous = ui.lastState;
-  // The log comes once: this deal's lines when log_reset, else only the new ones. The
-  // cut's lines stay on into the first deal (the engine's log starts afresh with it).
-  const cutLines = previous && msg.log_reset && previous.view.deal_number === 0 && msg.view.deal_number === 1 ? ui.log : [];
-  ui.log = msg.log_reset || !previous ? cutLines.concat(msg.new_log || []) : ui.log.concat(msg.new_log || []);
+  // The log comes once: this deal's lines when log_reset, else only the new ones.
+  ui.log = msg.log_reset || !previous ? msg.new_log || [] : ui.log.concat(msg.new_log || []);
   msg.view.log = ui.log;
   if (!msg.room && previous) msg.room = previous.room;
   if (previous && previous.room && msg.room && !msg.room.seats) msg.room.seats = previous.room.seats;

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from browserkit import Seat, phase_is, start_table
+from browserkit import Seat, axe_problems, phase_is, start_table
 
 from engine import CARD_NAMES
 
@@ -119,6 +119,7 @@ def test_a_partie_to_the_rubicon_line(open_seat, artifacts) -> None:
     assert "hand" not in page.locator("#opponent").inner_text()
     assert page.locator("#deal-info [data-category]").count() > 0  # the last deal's calls
     page.screenshot(path=str(artifacts / "partie-end.png"), full_page=True)
+    assert not axe_problems(page)
     seat.open_panels()
     assert page.locator("#scores-body tbody tr").count() == view["deals_in_partie"]
     # New match starts a fresh partie at the computer table.

@@ -3,11 +3,14 @@ and the friend's page never holding the maker's cards (DOM and WebSocket frames)
 
 from __future__ import annotations
 
+import contextlib
 import json
+import random
 import re
 from typing import Any
 
-from browserkit import Seat, play_together, start_table
+from browserkit import Seat, axe_problems, play_together, start_table
+from websockets.sync.client import connect as ws_connect
 
 from engine import CARD_NAMES
 
@@ -206,6 +209,7 @@ def test_a_third_visitor_watches_and_sees_only_what_is_public(open_seat, artifac
     assert third.page.locator("#hand .back").count() == view["hand_counts"][0]
     assert third.page.locator("#opponent .back").count() == view["hand_counts"][1]
     third.page.screenshot(path=str(artifacts / "watcher.png"), full_page=True)
+    assert not axe_problems(third.page)
     for check in checks:
         check.frames()
         assert check.checks > 5
@@ -232,3 +236,83 @@ def test_an_unknown_room_says_so(open_seat, watch) -> None:
     response = seat.page.goto("/r/no-such-room")
     assert response is not None and response.status == 404
     assert seat.page.locator("h1").inner_text() == "No such table"
+
+
+class Bot:
+    """One seat played from Python over its own WebSocket (the seat cookie taken from the
+    browser), so a whole partie goes by quickly while the pages look on."""
+
+    def __init__(self, base: str, room_id: str, token: str, seat: int) -> None:
+        url = base.replace("http", "ws", 1) + f"/ws/{room_id}"
+        self.ws = ws_connect(url, additional_headers={"Cookie": f"piquet_seat_{room_id}={token}"})
+        self.seat = seat
+        self.view: dict[str, Any] = {}
+        self.version = 0
+        self.ids = 0
+
+    def read(self, timeout: float = 0.01) -> None:
+        with contextlib.suppress(TimeoutError):
+            while True:
+                msg = json.loads(self.ws.recv(timeout=timeout))
+                if msg["type"] == "state":
+                    self.view, self.version = msg["view"], msg["version"]
+                timeout = 0.001
+
+    def act(self, entry: dict[str, Any], rng: random.Random) -> None:
+        action = {k: v for k, v in entry.items() if k != "label"}
+        if action["type"] == "discard":
+            action = {"type": "discard", "cards": rng.sample(self.view["hand"], entry["min"])}
+        self.ids += 1
+        self.ws.send(json.dumps({"type": "action", "version": self.version,
+                                 "id": f"bot{self.seat}-{self.ids}", "action": action}))
+
+
+def test_play_again_needs_both_and_the_other_seat_deals_first(open_seat, server) -> None:
+    maker = open_seat()
+    start_table(maker, "friend")
+    link = maker.page.locator("#invite-url").input_value()
+    friend = open_seat()
+    friend.page.goto(link)
+    friend.wait_ready()
+    room_id = link.rsplit("/", 1)[1]
+    bots = []
+    for number, seat in enumerate((maker, friend)):
+        token = next(c["value"] for c in seat.page.context.cookies()
+                     if c["name"] == f"piquet_seat_{room_id}")
+        bots.append(Bot(server, room_id, token, number))
+    rng = random.Random(17)
+    for _ in range(3000):
+        for bot in bots:
+            bot.read()
+        if bots[0].view.get("phase") == "partie_over":
+            break
+        moves = {b.seat: [e for e in b.view.get("legal", []) if e["type"] != "see"]
+                 for b in bots}
+        mover = next((b for b in bots if b.view.get("to_move") == b.seat and moves[b.seat]),
+                     None) or next((b for b in bots if moves[b.seat]), None)
+        if mover is None:  # a state still on its way
+            for bot in bots:
+                bot.read(timeout=0.2)
+            continue
+        before = mover.version
+        mover.act(rng.choice(moves[mover.seat]), rng)
+        while mover.version <= before:
+            mover.read(timeout=5)
+    first_dealer = 1 - bots[0].view["dealer"] if bots[0].view["deal_number"] % 2 == 0 \
+        else bots[0].view["dealer"]
+    for bot in bots:
+        bot.ws.close()
+    for seat in (maker, friend):
+        seat.page.wait_for_function("document.getElementById('table').dataset.phase"
+                                    " === 'partie_over'")
+    maker.page.click("[data-new-match=confirm]")
+    maker.page.wait_for_selector("[data-rematch=asked]")
+    assert "press Play again" in maker.page.locator("[data-rematch=asked]").inner_text()
+    friend.page.wait_for_selector("[data-rematch=invited]")
+    assert friend.attrs()["phase"] == "partie_over"
+    friend.page.click("[data-new-match=confirm]")
+    for seat in (maker, friend):
+        seat.page.wait_for_function("document.getElementById('table').dataset.phase"
+                                    " === 'exchange'")
+        view = seat.view()
+        assert view["deal_number"] == 1 and view["dealer"] == 1 - first_dealer
