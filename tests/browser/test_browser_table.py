@@ -137,7 +137,7 @@ def test_the_computers_play_can_be_followed(open_seat, artifacts, tmp_path) -> N
         assert page.locator("#middle [data-area=cut] [data-card]").count() == 2
         assert "the cut" in page.locator("#middle .cut-result").inner_text()
         page.screenshot(path=str(artifacts / "cut.png"))
-        assert sum("Cuts the" in line for line in seat.log_lines()) == 2  # in the log
+        assert sum("Cuts the" in line for line in seat.log_lines()) >= 2  # in the log
         caught = False
 
         def look(s: Seat) -> None:
