@@ -846,7 +846,7 @@ function restoreFocus(root, memo, c) {
   if (root.contains(document.activeElement) && document.activeElement !== document.body) return;
   let target = memo.key ? root.querySelector(`[data-key="${CSS.escape(memo.key)}"]`) : null;
   if (!target && memo.inHand) {
-    const cards = root.querySelectorAll("#hand .card");
+    const cards = root.querySelectorAll("#hand button.card");
     target = root.querySelector("#hand .playable") || cards[Math.min(memo.index, cards.length - 1)] || null;
   }
   if (!target && c.myTurn) target = root.querySelector("#hand .playable, #actions [data-action]");

@@ -60,7 +60,7 @@ function draw() {
 
 /** One tab stop in the hand (the focused or first playable card); arrows move within. */
 function syncRoving() {
-  const cards = Array.from(root.querySelectorAll("#hand .card"));
+  const cards = Array.from(root.querySelectorAll("#hand button.card"));
   if (!cards.length) return;
   const focused = cards.find((el) => el === document.activeElement);
   const stop = focused || root.querySelector("#hand .playable") || cards[0];
@@ -350,9 +350,9 @@ root.addEventListener("focusin", (event) => hint(event, true));
 root.addEventListener("focusout", (event) => hint(event, false));
 
 root.addEventListener("keydown", (event) => {
-  const card = event.target.closest && event.target.closest("#hand .card");
+  const card = event.target.closest && event.target.closest("#hand button.card");
   if (!card) return;
-  const cards = Array.from(root.querySelectorAll("#hand .card"));
+  const cards = Array.from(root.querySelectorAll("#hand button.card"));
   const i = cards.indexOf(card);
   let next = null;
   if (event.key === "ArrowRight" || event.key === "ArrowDown") next = cards[Math.min(i + 1, cards.length - 1)];

@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from browserkit import Seat, axe_problems, play_together, start_table
+from websockets.sync.client import ClientConnection
 from websockets.sync.client import connect as ws_connect
 
 from engine import CARD_NAMES
@@ -242,9 +243,8 @@ class Bot:
     """One seat played from Python over its own WebSocket (the seat cookie taken from the
     browser), so a whole partie goes by quickly while the pages look on."""
 
-    def __init__(self, base: str, room_id: str, token: str, seat: int) -> None:
-        url = base.replace("http", "ws", 1) + f"/ws/{room_id}"
-        self.ws = ws_connect(url, additional_headers={"Cookie": f"piquet_seat_{room_id}={token}"})
+    def __init__(self, ws: ClientConnection, seat: int) -> None:
+        self.ws = ws
         self.seat = seat
         self.view: dict[str, Any] = {}
         self.version = 0
@@ -276,10 +276,14 @@ def test_play_again_needs_both_and_the_other_seat_deals_first(open_seat, server)
     friend.wait_ready()
     room_id = link.rsplit("/", 1)[1]
     bots = []
+    sockets = contextlib.ExitStack()
     for number, seat in enumerate((maker, friend)):
         token = next(c["value"] for c in seat.page.context.cookies()
                      if c["name"] == f"piquet_seat_{room_id}")
-        bots.append(Bot(server, room_id, token, number))
+        url = server.replace("http", "ws", 1) + f"/ws/{room_id}"
+        ws = sockets.enter_context(
+            ws_connect(url, additional_headers={"Cookie": f"piquet_seat_{room_id}={token}"}))
+        bots.append(Bot(ws, number))
     rng = random.Random(17)
     for _ in range(3000):
         for bot in bots:
@@ -300,8 +304,7 @@ def test_play_again_needs_both_and_the_other_seat_deals_first(open_seat, server)
             mover.read(timeout=5)
     first_dealer = 1 - bots[0].view["dealer"] if bots[0].view["deal_number"] % 2 == 0 \
         else bots[0].view["dealer"]
-    for bot in bots:
-        bot.ws.close()
+    sockets.close()
     for seat in (maker, friend):
         seat.page.wait_for_function("document.getElementById('table').dataset.phase"
                                     " === 'partie_over'")
