@@ -172,8 +172,10 @@ def test_a_previewer_fetching_the_link_leaves_the_seat_to_the_friend(
                                                       "sec-fetch-site": "same-origin"})
         assert taken.status_code == 200 and taken.json() == {"seat": 1}
         assert friend.get(link).status_code == 200  # seated now: the page as seat 1
-    with http(server) as third:
-        assert third.get(link).status_code == 409
+    with http(server) as third:  # the table is full: a third visitor watches, seatless
+        page = third.get(link)
+        assert page.status_code == 200 and 'data-seat="watch"' in page.text
+        assert "set-cookie" not in page.headers
 
 
 # --- headers -----------------------------------------------------------------------------

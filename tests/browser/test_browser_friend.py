@@ -173,7 +173,7 @@ def test_a_third_visitor_watches_and_sees_only_what_is_public(open_seat, artifac
     friend.wait_ready()
     # Both seated: both cut cards and who won, until the winner chooses.
     cut = maker.view()["cut"]
-    page.wait_for_function("document.querySelectorAll('#middle [data-area=cut] [data-card]')"
+    page.wait_for_function("() => document.querySelectorAll('#middle [data-area=cut] [data-card]')"
                            ".length === 2")
     assert re.search(r"wins? the cut", page.locator("#middle .cut-result").inner_text())
     page.screenshot(path=str(artifacts / "cut-friend.png"))
@@ -187,7 +187,7 @@ def test_a_third_visitor_watches_and_sees_only_what_is_public(open_seat, artifac
     assert third.attrs()["seat"] == "watch"
     assert "watching" in third.page.locator("#prompt").inner_text()
     for seat in (maker, friend):
-        seat.page.wait_for_function("!!document.querySelector('[data-watchers=\"1\"]')")
+        seat.page.wait_for_function("() => !!document.querySelector('[data-watchers=\"1\"]')")
     checks = [LeakCheck(maker, third), LeakCheck(friend, third)]
 
     def look() -> None:
@@ -202,7 +202,7 @@ def test_a_third_visitor_watches_and_sees_only_what_is_public(open_seat, artifac
         on_step=look,
     )
     third.page.wait_for_function(
-        f"+document.getElementById('table').dataset.version >= {maker.version()}")
+        f"() => +document.getElementById('table').dataset.version >= {maker.version()}")
     look()
     # The watcher sees both seats' backs, the played cards and the scores.
     view = third.view()
@@ -306,7 +306,7 @@ def test_play_again_needs_both_and_the_other_seat_deals_first(open_seat, server)
         else bots[0].view["dealer"]
     sockets.close()
     for seat in (maker, friend):
-        seat.page.wait_for_function("document.getElementById('table').dataset.phase"
+        seat.page.wait_for_function("() => document.getElementById('table').dataset.phase"
                                     " === 'partie_over'")
     maker.page.click("[data-new-match=confirm]")
     maker.page.wait_for_selector("[data-rematch=asked]")
@@ -315,7 +315,7 @@ def test_play_again_needs_both_and_the_other_seat_deals_first(open_seat, server)
     assert friend.attrs()["phase"] == "partie_over"
     friend.page.click("[data-new-match=confirm]")
     for seat in (maker, friend):
-        seat.page.wait_for_function("document.getElementById('table').dataset.phase"
+        seat.page.wait_for_function("() => document.getElementById('table').dataset.phase"
                                     " === 'exchange'")
         view = seat.view()
         assert view["deal_number"] == 1 and view["dealer"] == 1 - first_dealer
