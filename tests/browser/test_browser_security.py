@@ -47,9 +47,10 @@ def test_a_link_preview_leaves_the_seat_to_the_friend(open_seat, watch, server) 
     assert friend.attrs()["seat"] == "1"
     maker.page.wait_for_function(
         "() => document.getElementById('table').dataset.opponentConnected === 'true'")
-    # A third browser finds the table full.
-    watch.allow("http", "409 ")
-    watch.allow("console", "409")
+    # A third browser finds the table full: it watches, and takes no seat.
     third = open_seat()
     response = third.page.goto(link)
-    assert response is not None and response.status == 409
+    assert response is not None and response.status == 200
+    third.wait_ready()
+    assert third.attrs()["seat"] == "watch"
+    assert not [c for c in third.page.context.cookies() if c["name"].startswith("piquet_seat_")]
