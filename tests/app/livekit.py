@@ -126,9 +126,11 @@ class LiveSeat(HoldsState):
 
     @classmethod
     async def open(cls, server: LiveServer, room_id: str, token: str | None,
-                   **kw: Any) -> LiveSeat:
+                   watch: bool = False, **kw: Any) -> LiveSeat:
+        """`watch`: a watcher's socket (`?watch=1`, no seat)."""
         headers = cookie(room_id, token) if token else {}
-        ws = await connect(f"{server.ws}/ws/{room_id}", additional_headers=headers,
+        query = "?watch=1" if watch else ""
+        ws = await connect(f"{server.ws}/ws/{room_id}{query}", additional_headers=headers,
                            proxy=None, open_timeout=10, **kw)
         return cls(ws)
 

@@ -108,11 +108,12 @@ def test_a_partie_over_the_protocol_leaves_no_reference_cycles(tmp_path: Path) -
                 steps += 1
                 if steps in (5, 120):
                     await every_refusal(a, b)
-            # A new match, and into its first deal.
-            await a.ws.send(json.dumps({"type": "new_match", "version": a.version,
-                                        "id": a.next_id()}))
-            await a.expect("state")
-            await b.expect("state")
+            # A new match ("Play again" by both seats), and into its first deal.
+            for seat in (a, b):
+                await seat.ws.send(json.dumps({"type": "new_match", "version": seat.version,
+                                               "id": seat.next_id()}))
+                await a.expect("state")
+                await b.expect("state")
             for _ in range(20):
                 await step(a, b, rng)
             found = await garbage(http)
@@ -130,7 +131,8 @@ def test_a_partie_over_the_protocol_leaves_no_reference_cycles(tmp_path: Path) -
 
 def test_sockets_that_come_and_go_leave_no_reference_cycles(tmp_path: Path) -> None:
     """A socket's objects (its Connection, tasks, the room's hold on it, uvicorn's and
-    Starlette's for it) are freed when it ends, however it ends: closed, cut, refused.
+    Starlette's for it) are freed when it ends, however it ends: closed, cut, refused,
+    or a watcher's.
     (uvicorn's httptools protocol, which the server used before app/serving.py, left
     one cycle per WebSocket: its protocol, held by its parser's callbacks.)"""
     server = GarbageServer(tmp_path / "server.log").start()
@@ -155,6 +157,9 @@ def test_sockets_that_come_and_go_leave_no_reference_cycles(tmp_path: Path) -> N
                 cut.ws.transport.abort()
                 stranger = await LiveSeat.open(server, room_id, "not-a-token")
                 assert (await stranger.closed())[0] == 4401
+                watcher = await LiveSeat.open(server, room_id, None, watch=True)
+                await watcher.expect("state")
+                await watcher.ws.close()
                 await step(a, b, rng)
             for _ in range(5):  # the cut socket's presence news, and more play
                 await step(a, b, rng)
