@@ -243,14 +243,16 @@ class LegalEntry(BaseModel):
 
 
 class View(_ViewPart):
-    """Everything one seat may see (docs/engine-api.md, "The view")."""
+    """Everything one seat may see (docs/engine-api.md, "The view"); for a watcher, the
+    public view (engine.public_view): `seat`, `role` and `opponent_hand_count` null,
+    `hand_counts` both seats' counts."""
 
     # Every field the engine writes is described here, and inside them nothing else may
     # appear; at the top level an unknown field is let through to the tests' own checks
     # (test_leaks's leaky server adds one and must be caught by the leak check).
     model_config = ConfigDict(frozen=True, extra="allow")
 
-    seat: Seat
+    seat: Seat | None  # None: a watcher's (public) view
     phase: Literal["cut", "exchange", "declare", "play", "deal_over", "partie_over"]
     step: str
     to_move: Seat | None
@@ -263,7 +265,8 @@ class View(_ViewPart):
     hand: list[Card]
     discards: list[Card]
     seen_stock: list[Card]
-    opponent_hand_count: int
+    opponent_hand_count: int | None  # None in a watcher's view
+    hand_counts: list[int] | None = None  # a watcher's view only: both seats' counts
     stock_count: int
     exposed_stock: list[Card]
     took: list[int | None]
