@@ -385,7 +385,7 @@ function resultArea(c) {
     h("h2", { class: "result-title" }, title),
     // The last deal's result stays in view, then the whole sheet and the Rubicon sum.
     c.view.deal_number ? lastDeal(c) : null,
-    h("div", { class: "final-sheet", "data-area": "final-sheet" }, scoresPanel(c)),
+    h("div", { class: "final-sheet", "data-area": "final-sheet" }, scoresPanel(c, true)),
     h("p", { class: "result-totals" }, `${c.names[c.me]} ${totals[c.me]} · ${c.names[c.opp]} ${totals[c.opp]}`),
     r.text ? h("p", { class: "result-text" }, "Rubicon: ", h("span", { "data-result-text": "" }, r.text)) : null
   );
@@ -740,8 +740,16 @@ function dealInfo(c) {
 
 // ---- the three panels -----------------------------------------------------------------
 
-function scoresPanel(c) {
+const PART_NAMES = { carte_blanche: "carte blanche", sequences: "sequences", sets: "sets", play: "play", cards: "the cards" };
+
+/** "point 6 · play 11": what one seat scored in one deal, part by part. */
+function partsText(parts) {
+  return Object.entries(parts || {}).map(([name, points]) => `${PART_NAMES[name] || name} ${points}`).join(" · ");
+}
+
+function scoresPanel(c, withParts = false) {
   const sc = c.view.scores || {};
+  const parts = sc.sheet_parts || [];
   const sheet = sc.sheet || [];
   const total = sc.partie || [0, 0];
   if (!sheet.length) return [h("p", {}, "Nothing has scored yet.")];
@@ -758,8 +766,9 @@ function scoresPanel(c) {
             "tr",
             { "data-deal": i + 1, class: i + 1 === c.view.deal_number && c.view.phase !== "deal_over" && c.view.phase !== "partie_over" ? "current" : "" },
             h("th", { scope: "row" }, `${i + 1}`),
-            h("td", { "data-seat": c.me }, row[c.me]),
-            h("td", { "data-seat": c.opp }, row[c.opp])
+            [c.me, c.opp].map((seat) =>
+              h("td", { "data-seat": seat }, withParts ? [h("span", { class: "pts" }, row[seat]), h("small", { class: "parts" }, partsText((parts[i] || [])[seat]))] : row[seat])
+            )
           )
         )
       ),

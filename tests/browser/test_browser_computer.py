@@ -104,7 +104,7 @@ def test_a_partie_to_the_rubicon_line(open_seat, artifacts) -> None:
     else:
         assert title == "Computer wins the partie"
     # The end of the partie keeps the last deal's result in view, with the whole sheet
-    # (every deal, both sides) and the Rubicon sum, and no stale hand or role.
+    # (every deal, both sides, part by part) and the Rubicon sum, and no stale hand or role.
     last = view["scores"]["sheet"][-1]
     mine, theirs = last[view["seat"]], last[1 - view["seat"]]
     summary = page.locator("#middle [data-area=last-deal]").inner_text()
@@ -112,9 +112,15 @@ def test_a_partie_to_the_rubicon_line(open_seat, artifacts) -> None:
     assert f"Computer {theirs}" in summary
     final = page.locator("#middle [data-area=final-sheet]")
     assert final.locator("tbody tr").count() == view["deals_in_partie"]
+    names = {"carte_blanche": "carte blanche", "cards": "the cards"}
     for i, row in enumerate(view["scores"]["sheet"]):
-        cells = final.locator(f"tr[data-deal='{i + 1}'] td")
+        cells = final.locator(f"tr[data-deal='{i + 1}'] td .pts")
         assert cells.all_inner_texts() == [str(row[view["seat"]]), str(row[1 - view["seat"]])]
+        # Each deal part by part (point, sequences, sets, play, the cards, bonuses).
+        parts = final.locator(f"tr[data-deal='{i + 1}'] td .parts").all_text_contents()
+        for who, text in zip((view["seat"], 1 - view["seat"]), parts, strict=True):
+            wanted = view["scores"]["sheet_parts"][i][who]
+            assert text == " · ".join(f"{names.get(k, k)} {v}" for k, v in wanted.items())
     assert "Rubicon" in page.locator(".result-text").inner_text()
     assert "hand" not in page.locator("#opponent").inner_text()
     assert page.locator("#deal-info [data-category]").count() > 0  # the last deal's calls
