@@ -3,6 +3,7 @@ from `legal`, and the leak check (what a seat may see, computed from the engine 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import random
@@ -280,8 +281,31 @@ class SeatSocket(HoldsState):
         assert frame["type"] == "error", frame
         assert frame["code"] == code, frame
         assert frame["message"], frame
-        self.expect("state")
+        self.after_error(frame)
         return frame
+
+    def after_error(self, error: Json) -> Json:
+        """Read up to the state that follows `error`: docs/protocol.md promises one at
+        least as new as the error's version (a state owed already may come first, and
+        older ones before it). A client that took the first state after an error as the
+        truth would fall a frame behind."""
+        while True:
+            frame = self.recv()
+            assert frame["type"] != "error", f"two errors in a row: {error}, then {frame}"
+            if frame["type"] == "state" and frame["version"] >= error["version"]:
+                return frame
+
+    def answers(self, obj: Any) -> list[Json]:
+        """Send `obj`, then a ping; every frame up to the pong. The server reads a
+        socket's messages in order and queues the pong behind everything its answer to
+        `obj` queued, so these are all of that answer (and whatever else came meanwhile),
+        with no wait on silence."""
+        self.send(obj)
+        self.send({"type": "ping"})
+        got = []
+        while (frame := self.recv())["type"] != "pong":
+            got.append(frame)
+        return got
 
 
 # --- random play from `legal` ------------------------------------------------------------
@@ -358,8 +382,9 @@ def play_computer_partie(
     until the partie is over); returns the actions applied.
 
     The computer moves in its own task and may ask to see a combination while it is
-    the person's turn; an action made meanwhile is answered `stale_version` and the
-    person simply chooses again from the newer state.
+    the person's turn; an action made meanwhile is answered `stale_version`, then a
+    state at least as new (checked: `promised_states`), and the person simply chooses
+    again from that.
     """
     actions = 0
     for _ in range(max_steps):
@@ -370,17 +395,43 @@ def play_computer_partie(
             human.recv()
             continue
         before = human.version
-        human.act(pick(view, rng, allow_see=False))
-        frame = human.recv()
-        if frame["type"] == "error":
-            assert frame["code"] == "stale_version", frame
-            human.expect("state")
+        got = human.answers({"type": "action", "version": before, "id": human.next_id(),
+                             "action": pick(view, rng, allow_see=False)})
+        errors = promised_states(got)
+        if errors:
+            assert [e["code"] for e in errors] == ["stale_version"], got
             continue
-        while frame["type"] != "state":
-            frame = human.recv()
-        assert frame["version"] == before + 1, frame
+        # Applied: its state came before the pong (the computer's may follow it).
+        assert any(f["type"] == "state" and f["version"] > before for f in got), got
         actions += 1
     raise AssertionError("the partie did not end")
+
+
+def promised_states(frames: list[Json]) -> list[Json]:
+    """The errors among `frames`, each checked to be followed by a state at least as new
+    as the error's version (docs/protocol.md)."""
+    errors = []
+    for n, frame in enumerate(frames):
+        if frame["type"] == "error":
+            errors.append(frame)
+            assert any(f["type"] == "state" and f["version"] >= frame["version"]
+                       for f in frames[n + 1:]), f"no state after the error: {frames[n:]}"
+    return errors
+
+
+def computer_done(human: SeatSocket, room: Room) -> None:
+    """Wait until the computer seat has nothing left to do (its task has ended, found no
+    move), then read the person's frames up to the room's version: no silence window."""
+    assert human.ws is not None and room.computer is not None
+    computer = room.computer
+
+    async def idle() -> None:
+        while (task := computer._task) is not None and not task.done():
+            await asyncio.wait({task})
+
+    human.ws.portal.call(idle)
+    while human.version < room.version:
+        human.recv()
 
 
 def first_legal(view: dict[str, object]) -> dict[str, object]:
