@@ -162,6 +162,7 @@ def test_a_new_match_during_a_pending_action() -> None:
         two_ws.release()
         await drain()
         assert room.match == 2
+        assert [f["version"] for f in one_ws.frames if f["type"] == "state"][1] == version + 1
         error = last_error_answered(two_ws.frames, room)
         assert error["version"] >= version + 1
         after = two_ws.frames[two_ws.frames.index(error) + 1:]
