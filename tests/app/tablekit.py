@@ -247,14 +247,6 @@ class SeatSocket(HoldsState):
                 return int(message.get("code", 1000)), str(message.get("reason", ""))
             self.frames.append(json.loads(message["text"]))
 
-    def silent(self, timeout: float = 0.2) -> bool:
-        """True if nothing arrives for `timeout` seconds."""
-        try:
-            self.recv(timeout)
-        except TimeoutError:
-            return True
-        return False
-
     def send(self, obj: Any) -> None:
         assert self.ws is not None
         self.ws.send_text(obj if isinstance(obj, str) else json.dumps(obj))
@@ -301,6 +293,11 @@ class SeatSocket(HoldsState):
         `obj` queued, so these are all of that answer (and whatever else came meanwhile),
         with no wait on silence."""
         self.send(obj)
+        return self.barrier()
+
+    def barrier(self) -> list[Json]:
+        """Send a ping; every frame up to its pong: all that the server had queued for
+        this socket before it read the ping (instead of waiting on a silence)."""
         self.send({"type": "ping"})
         got = []
         while (frame := self.recv())["type"] != "pong":

@@ -70,7 +70,7 @@ class Table:
         assert after["version"] == version
         assert self.room.state is state and self.room.version == version
         other = self.b if sock is self.a else self.a
-        assert other.silent(), "the other seat heard about it"
+        assert other.barrier() == [], "the other seat heard about it"
         self.play(3)  # still playable
         return error
 
@@ -205,7 +205,7 @@ def test_wrong_or_missing_token(table: Table) -> None:
         table.client, table.room_id, cookie=f"{cookie}={other['token']}"
     )[0] == 4401
     assert table.room.state is state
-    assert table.a.silent() and table.b.silent()  # no presence change: nobody joined
+    assert table.a.barrier() == table.b.barrier() == []  # no presence: nobody joined
     table.play(3)
 
 

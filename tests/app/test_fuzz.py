@@ -6,9 +6,9 @@ After every input, both seats' sockets are probed (a ping each, answered in orde
 - the server is still up and answers;
 - a refused input gets exactly an `error` with a known code (never `internal`) and then
   a `state` at the same version; when it races a change by the other seat (sent before
-  either is answered), every error is followed by a state at least as new; a ping gets a pong, a pong nothing; a valid legal
-  action gets the next version's state, on both seats, equal to the engine's own
-  `apply` (TestClient run);
+  either is answered), every error is followed by a state at least as new; a ping gets
+  a pong, a pong nothing; a valid legal action gets the next version's state, on both
+  seats, equal to the engine's own `apply` (TestClient run);
 - a refused input leaves the room's State untouched (the very same object, same
   version) and tells the other seat nothing;
 and at the end the room is played to the end of its partie.

@@ -17,7 +17,6 @@ import time
 from typing import Any
 
 from tablekit import (
-    SeatSocket,
     TestClient,
     first_legal,
     friend_seats,
@@ -194,18 +193,11 @@ def test_both_seats_act_on_the_same_version_all_through_a_partie(client: TestCli
         for sock, sent in ((who, act), (other, extra)):
             sock.send({"type": "action", "version": version, "id": sock.next_id(),
                        "action": sent})
-        got = {sock.seat: barrier(sock) for sock in (who, other)}
-        got[who.seat] += barrier(who)  # the other's change, if it came after who's pong
+        got = {sock.seat: sock.barrier() for sock in (who, other)}
+        got[who.seat] += who.barrier()  # the other's change, if it came after who's pong
         for frames in got.values():
             refused += len(promised_states(frames))
         assert a.version == b.version == room.version
         assert room.version == version + 1  # one of the two applied, once
     assert refused > 50
 
-
-def barrier(sock: SeatSocket) -> list[Json]:
-    sock.send({"type": "ping"})
-    got = []
-    while (frame := sock.recv())["type"] != "pong":
-        got.append(frame)
-    return got
