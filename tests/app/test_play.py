@@ -7,7 +7,6 @@ import random
 from pathlib import Path
 from typing import Any
 
-import pytest
 from tablekit import (
     History,
     SeatSocket,
@@ -24,6 +23,7 @@ from tablekit import (
 )
 
 import engine
+import engine.computer  # the real policy: if it will not import, these tests fail
 
 
 def seats(client: TestClient) -> tuple[SeatSocket, SeatSocket]:
@@ -140,11 +140,12 @@ def test_one_seat_plays_a_complete_partie_against_the_stand_in_computer(
 
 
 def test_one_seat_plays_a_complete_partie_against_the_computer(templates_dir: Path) -> None:
-    pytest.importorskip("engine.computer")
     with serve(templates_dir) as client:  # the real policy: engine.computer.choose
         made = new_room(client, "computer")
         human = SeatSocket(client, made["room_id"], made["token"])
         human.connect()
+        computer = room_of(client, made["room_id"]).computer
+        assert computer is not None and computer.policy is engine.computer.choose
         play_computer_partie(human, random.Random(6))
         assert human.view["result"] is not None
         assert human.view["scores"]["sheet"]  # six (or eight) deals were scored
