@@ -423,8 +423,9 @@ def computer_done(human: SeatSocket, room: Room) -> None:
     computer = room.computer
 
     async def idle() -> None:
-        while (task := computer._task) is not None and not task.done():
-            await asyncio.wait({task})
+        with anyio.fail_after(10):  # a computer that never stops is a failure, not a hang
+            while (task := computer._task) is not None and not task.done():
+                await asyncio.wait({task})
 
     human.ws.portal.call(idle)
     while human.version < room.version:

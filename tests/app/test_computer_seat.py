@@ -4,9 +4,11 @@ and as elder it leaves a person holding carte blanche the time to announce it.""
 from __future__ import annotations
 
 import asyncio
+import logging
 from pathlib import Path
 
-from tablekit import SeatSocket, new_room, room_of, serve
+import pytest
+from tablekit import SeatSocket, computer_done, new_room, room_of, serve
 
 import engine
 from app.rooms import Room
@@ -139,3 +141,32 @@ def test_the_computers_pace_before_its_exchange_is_the_same_without_carte_blanch
         assert pace.before_exchange() == [EXCHANGE_DELAY]
         # Its other moves keep the plain pace (0 in tests).
         assert {w for step, w in pace.waits if step != Step.ELDER_EXCHANGE.value} <= {0}
+
+
+def test_a_computer_seat_that_fails_stops_and_the_person_can_start_again(
+    templates_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A bug in the computer's policy: it is logged, the computer stops rather than
+    trying again and again, and the person's table still answers (a new match)."""
+    asked: list[str] = []
+
+    def broken(view: dict[str, object]) -> dict[str, object]:
+        asked.append(str(view["step"]))
+        raise RuntimeError("a bug in the policy")
+
+    seed = next(s for s in range(1, 1000) if engine.new_partie(seed=s).cut_winner == 1)
+    with caplog.at_level(logging.ERROR, logger="piquet.rooms"), \
+            serve(templates_dir, new_seed=lambda: seed, policy=broken) as client:
+        made = new_room(client, "computer")
+        person = SeatSocket(client, made["room_id"], made["token"])
+        person.connect()
+        room = room_of(client, made["room_id"])
+        computer_done(person, room)  # it won the cut, so it had to choose: and failed
+        assert asked == ["choose_dealer"]  # once: it stopped
+        assert room.version == person.version == 1
+        assert "computer seat failed" in caplog.text and "a bug in the policy" in caplog.text
+        got = person.answers({"type": "new_match", "version": 1, "id": "again"})
+        assert [f["version"] for f in got if f["type"] == "state"][:1] == [2]
+        assert room.match == 2
+        computer_done(person, room)
+        assert asked == ["choose_dealer", "choose_dealer"]  # the new match's cut: the same
