@@ -423,7 +423,7 @@ def computer_done(human: SeatSocket, room: Room) -> None:
     computer = room.computer
 
     async def idle() -> None:
-        with anyio.fail_after(10):  # a computer that never stops is a failure, not a hang
+        with anyio.fail_after(30):  # a computer that never stops is a failure, not a hang
             while (task := computer._task) is not None and not task.done():
                 await asyncio.wait({task})
 
