@@ -150,6 +150,17 @@ class Connection:
             return
         self._put(STATE)
 
+    def send_then_state(self, text: str) -> None:
+        """Queue `text` (an error) and this socket's state behind it: the client always
+        gets a state at least as new as the error (docs/protocol.md). A state already
+        owed, ahead of the error, moves behind it (it is worked out when written, so
+        it is still the newest): left ahead, the error would be the last word."""
+        if not self.send(text):
+            return
+        if STATE in self._frames:
+            self._frames.remove(STATE)
+        self.want_state()
+
     async def send_state_now(self) -> None:
         """From this socket's reader, right after its own action changed the room: write
         the state at once if nothing is queued or being written; else queue it."""

@@ -14,7 +14,7 @@ import contextlib
 import logging
 import secrets
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -305,14 +305,18 @@ class Room:
         return self._state_message(conn, engine.public_view(self.state, log=False))
 
     def error(self, conn: Connection, code: ErrorCode, message: str) -> None:
-        log.info("refused room=%s seat=%d code=%s: %s", self.room_id, conn.seat, code, message)
-        error = ErrorMessage(code=code, message=message, version=self.version)
-        conn.send(error.model_dump_json())
+        """An error alone (`rate_limited`: the socket is closed next)."""
+        conn.send(self._error_text(conn, code, message))
 
     def refuse(self, conn: Connection, code: ErrorCode, message: str) -> None:
-        """A clear error, then the current state, so the client is never left guessing."""
-        self.error(conn, code, message)
-        conn.want_state()
+        """A clear error, then the current state, so the client is never left guessing:
+        the state comes after the error even if one was owed already (a change the
+        socket's sender had not written yet)."""
+        conn.send_then_state(self._error_text(conn, code, message))
+
+    def _error_text(self, conn: Connection, code: ErrorCode, message: str) -> str:
+        log.info("refused room=%s seat=%d code=%s: %s", self.room_id, conn.seat, code, message)
+        return ErrorMessage(code=code, message=message, version=self.version).model_dump_json()
 
     # --- changes --------------------------------------------------------------------------
 
@@ -472,6 +476,8 @@ class ComputerSeat:
         self.exchange_delay = exchange_delay
         self.lead_delay = lead_delay
         self._task: asyncio.Task[None] | None = None
+        # What waits out `pace`: tests replace it to see the wait asked for, or to hold it.
+        self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
         # `see` requests already made, so a view that keeps offering one cannot loop us.
         self._asked: set[tuple[int, int, Any]] = set()
 
@@ -526,33 +532,47 @@ class ComputerSeat:
             return {**view, "legal": sees}
         return None
 
+    def look(self) -> tuple[engine.State, dict[str, Any] | None]:
+        """The room's state, and the view to decide from (None: nothing to do). The one
+        view a move costs, without the log (the policy does not read it)."""
+        state = self.room.state
+        return state, self._todo(engine.view(state, COMPUTER_SEAT, log=False))
+
+    def move(self, todo: dict[str, Any]) -> engine.State | None:
+        """Decide from `todo` and apply it to the room's state (which `todo` was seen
+        from); None if the policy answered out of turn with something not allowed."""
+        room = self.room
+        action = self.policy(todo)
+        if todo["to_move"] != COMPUTER_SEAT and action.get("type") not in ("see", "carte_blanche"):
+            return None
+        if action.get("type") == "see":
+            self._asked.add((room.match, todo["deal_number"], action.get("combo")))
+        return engine.apply(room.state, COMPUTER_SEAT, action)
+
     async def _run(self) -> None:
         room = self.room
         while not room.closed:
-            todo = self._todo(engine.view(room.state, COMPUTER_SEAT))
+            state, todo = self.look()
             if todo is None:
                 return
-            await asyncio.sleep(self.pause(todo))
+            await self.sleep(self.pause(todo))
             async with room.lock:
                 if room.closed:
                     return
-                view = self._todo(engine.view(room.state, COMPUTER_SEAT))
-                if view is None:
-                    return
-                try:
-                    action = self.policy(view)
-                    if view["to_move"] != COMPUTER_SEAT and action.get("type") not in (
-                        "see", "carte_blanche"):
+                if room.state is not state:  # it changed meanwhile: look again
+                    state, todo = self.look()
+                    if todo is None:
                         return
-                    if action.get("type") == "see":
-                        self._asked.add((room.match, view["deal_number"], action.get("combo")))
-                    state = engine.apply(room.state, COMPUTER_SEAT, action)
+                try:
+                    new = self.move(todo)
                 except Exception:
                     # A bug in the policy or the engine: stop rather than loop; the person
                     # can still start a new match.
                     log.exception("computer seat failed room=%s", room.room_id)
                     return
-                room.change(state)
+                if new is None:
+                    return
+                room.change(new)
 
 
 def computer_policy(level: ComputerLevel) -> Policy:

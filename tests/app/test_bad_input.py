@@ -20,6 +20,7 @@ from tablekit import (
     serve,
 )
 
+import engine
 from app.rooms import Room
 
 
@@ -70,7 +71,7 @@ class Table:
         assert after["version"] == version
         assert self.room.state is state and self.room.version == version
         other = self.b if sock is self.a else self.a
-        assert other.silent(), "the other seat heard about it"
+        assert other.barrier() == [], "the other seat heard about it"
         self.play(3)  # still playable
         return error
 
@@ -120,6 +121,42 @@ def test_malformed_action(table: Table) -> None:
     msg = {"type": "action", "version": table.room.version, "id": "m1",
            "action": {"type": "play", "card": "ZZ"}}
     table.unchanged_after(mover, msg, "bad_message")
+
+
+@pytest.mark.parametrize("action", [
+    {"type": "carte_blanche", "announce": True, "take": "five"},
+    {"type": "carte_blanche", "announce": True, "take": False},
+    {"type": "discard", "cards": ["7H"], "expose": 1},
+])
+def test_a_wrongly_typed_take_or_expose(table: Table, action: dict[str, object]) -> None:
+    mover, _ = table.mover()
+    msg = {"type": "action", "version": table.room.version, "id": "w1", "action": action}
+    error = table.unchanged_after(mover, msg, "bad_message")
+    assert "take" in str(error["message"]) or "expose" in str(error["message"])
+
+
+def test_the_engine_failing_is_an_internal_error_and_changes_nothing(
+    table: Table, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A bug in the engine (not a refusal) is answered `internal`, logged, and the room
+    stays as it was; once the bug is gone the same move plays."""
+    real = engine.apply
+
+    def broken(*args: object, **kwargs: object) -> object:
+        raise RuntimeError("a bug in the rules")
+
+    monkeypatch.setattr(engine, "apply", broken)
+    mover, _ = table.mover()
+    action = {k: v for k, v in mover.view["legal"][0].items() if k != "label"}
+    msg = {"type": "action", "version": table.room.version, "id": "x1", "action": action}
+    with caplog.at_level(logging.ERROR, logger="piquet.rooms"):
+        monkeypatch.setattr(table, "play", lambda actions=1: None)  # the engine is broken
+        error = table.unchanged_after(mover, msg, "internal")
+    assert "nothing changed" in str(error["message"])
+    assert "engine failed" in caplog.text and "a bug in the rules" in caplog.text
+    monkeypatch.undo()
+    assert engine.apply is real
+    table.play(3)
 
 
 def test_action_not_in_legal(table: Table) -> None:
@@ -205,7 +242,7 @@ def test_wrong_or_missing_token(table: Table) -> None:
         table.client, table.room_id, cookie=f"{cookie}={other['token']}"
     )[0] == 4401
     assert table.room.state is state
-    assert table.a.silent() and table.b.silent()  # no presence change: nobody joined
+    assert table.a.barrier() == table.b.barrier() == []  # no presence: nobody joined
     table.play(3)
 
 

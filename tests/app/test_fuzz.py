@@ -5,9 +5,10 @@ tokens, room ids and origins, mixed with legal play so that every phase is reach
 After every input, both seats' sockets are probed (a ping each, answered in order):
 - the server is still up and answers;
 - a refused input gets exactly an `error` with a known code (never `internal`) and then
-  a `state` at the same version; a ping gets a pong, a pong nothing; a valid legal
-  action gets the next version's state, on both seats, equal to the engine's own
-  `apply` (TestClient run);
+  a `state` at the same version; when it races a change by the other seat (sent before
+  either is answered), every error is followed by a state at least as new; a ping gets
+  a pong, a pong nothing; a valid legal action gets the next version's state, on both
+  seats, equal to the engine's own `apply` (TestClient run);
 - a refused input leaves the room's State untouched (the very same object, same
   version) and tells the other seat nothing;
 and at the end the room is played to the end of its partie.
@@ -37,7 +38,17 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from livekit import live_server
 from pydantic import ValidationError
-from tablekit import HoldsState, SeatSocket, TestClient, join, new_room, pick, room_of, serve
+from tablekit import (
+    HoldsState,
+    SeatSocket,
+    TestClient,
+    join,
+    new_room,
+    pick,
+    promised_states,
+    room_of,
+    serve,
+)
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
@@ -163,6 +174,8 @@ inputs = st.one_of(
     st.tuples(st.just("legal"), st.none()),
     st.tuples(st.just("legal_by_other"), st.none()),
     st.tuples(st.just("replay"), st.none()),
+    st.tuples(st.just("race"), plausible),
+    st.tuples(st.just("race"), messages),
     st.tuples(st.just("big"), st.integers(min_value=MAX_MESSAGE + 1, max_value=20_000)),
     st.tuples(st.just("binary"), st.binary(max_size=64) | st.binary(min_size=MAX_MESSAGE + 1,
                                                                      max_size=6000)),
@@ -394,6 +407,9 @@ class Fuzzer:
             self.try_handshake(payload)
             self.check_quiet(version)
             return
+        if kind == "race":
+            self.race(payload, version)
+            return
         if kind == "text":
             text = payload
         elif kind == "json":
@@ -455,6 +471,34 @@ class Fuzzer:
             assert state_now is before[0] and version_now == before[1] == version
         assert other.replies() == [], "the other seat was told about a refused input"
         assert other.view == view_before[1]
+
+    def race(self, msg: Message, version: int) -> None:
+        """The seat to move sends a legal move and, without waiting, the other seat sends
+        `msg` made on the same version: whichever the server takes second meets a change
+        it has not been sent yet. Every error either gets must be followed by a state at
+        least as new (docs/protocol.md), and both end on the room's version."""
+        mover = self.mover()
+        legal = None if mover is None else self.legal_text(mover)
+        if mover is None or legal is None:
+            return
+        other = 1 - mover
+        text = self.render(other, msg)
+        self.links[mover].send_text(legal)
+        self.links[other].send_text(text)
+        self.note_id(mover, legal)
+        self.note_id(other, text)
+        got = self.links[mover].replies()
+        got_other = self.links[other].replies(pongs=expected_pongs(text))
+        got += self.links[mover].replies()  # the other's change, if it came after the pong
+        for frames in (got, got_other):
+            for error in promised_states(frames):
+                assert error["code"] in REFUSALS, error
+                self.codes[error["code"]] = self.codes.get(error["code"], 0) + 1
+        now = self.links[0].version
+        assert self.links[1].version == now and now in (version + 1, version + 2), (got, got_other)
+        self.applied += now - version
+        if self.probe is not None:
+            assert self.probe()[1] == now
 
     def note_id(self, seat: int, text: str | None) -> None:
         """The server remembers the id of an action or new_match that passed the checks

@@ -8,6 +8,7 @@ import pytest
 from tablekit import TestClient, room_of, serve
 
 import engine
+from app.pages import COOKIE_MAX_AGE
 from app.protocol import View
 from app.settings import ROOT
 
@@ -134,8 +135,42 @@ def test_a_view_with_an_undescribed_field_inside_fails_the_schema() -> None:
         View.model_validate(v)
 
 
-def test_static_files_are_served(client: TestClient, tmp_path: Path) -> None:
-    assert client.get("/static/no-such-file.js").status_code == 404
+def test_static_files_are_served(templates_dir: Path, tmp_path: Path) -> None:
+    (tmp_path / "js").mkdir()
+    (tmp_path / "js" / "table.js").write_text("export const table = 1;\n")
+    (tmp_path / "table.css").write_text("body { color: black; }\n")
+    with serve(templates_dir, static_dir=tmp_path) as client:
+        script = client.get("/static/js/table.js")
+        assert script.status_code == 200 and script.text == "export const table = 1;\n"
+        # A module script is only run by a browser if served as JavaScript.
+        assert script.headers["content-type"].startswith("text/javascript")
+        style = client.get("/static/table.css")
+        assert style.status_code == 200 and style.text == "body { color: black; }\n"
+        assert style.headers["content-type"].startswith("text/css")
+        assert client.get("/static/no-such-file.js").status_code == 404
+        assert client.get("/static/../pyproject.toml").status_code == 404
+    with serve(templates_dir) as client:  # the real directory, by default
+        for name in ("js/table.js", "css/table.css"):
+            response = client.get(f"/static/{name}")
+            assert response.status_code == 200
+            assert response.content == (ROOT / "static" / name).read_bytes()
+
+
+def test_the_seat_cookie_lasts_a_week_and_is_secure_over_https(client: TestClient) -> None:
+    plain = client.post("/rooms", data={"opponent": "computer"}, follow_redirects=False)
+    cookie = plain.headers["set-cookie"]
+    assert f"Max-Age={COOKIE_MAX_AGE}" in cookie and COOKIE_MAX_AGE == 7 * 24 * 3600
+    assert "secure" not in cookie.lower()  # plain http (a local game): it would be dropped
+    secure = client.post("https://testserver/rooms", data={"opponent": "computer"},
+                         follow_redirects=False)
+    cookie = secure.headers["set-cookie"]
+    assert "; Secure" in cookie and f"Max-Age={COOKIE_MAX_AGE}" in cookie
+    room_id = secure.headers["location"].rsplit("/r/", 1)[1]
+    # A visit sets it again (so it lives as long as the table is in use), still Secure.
+    again = client.get(f"https://testserver/r/{room_id}")
+    assert again.status_code == 200
+    assert "; Secure" in again.headers["set-cookie"]
+    assert f"Max-Age={COOKIE_MAX_AGE}" in again.headers["set-cookie"]
 
 
 @pytest.mark.parametrize("page", ["lobby.html", "table.html", "message.html", "rules.html"])

@@ -21,10 +21,12 @@ from tablekit import (
     new_room,
     play_computer_partie,
     play_friend_partie,
+    room_of,
     serve,
 )
 
 import engine
+import engine.computer  # the real policy: if it will not import, these tests fail
 
 
 def test_the_checker_sees_a_leak() -> None:
@@ -47,7 +49,6 @@ def test_no_leak_between_two_seats_over_a_partie(
 
 
 def test_no_leak_to_the_person_playing_the_computer(templates_dir: Path) -> None:
-    pytest.importorskip("engine.computer")
     history = History()
     seeds = random.Random(31)
     with serve(templates_dir, history=history,
@@ -57,6 +58,8 @@ def test_no_leak_to_the_person_playing_the_computer(templates_dir: Path) -> None
             check = LeakCheck(client, made["room_id"], history)
             human = SeatSocket(client, made["room_id"], made["token"], on_frame=check)
             human.connect()
+            computer = room_of(client, made["room_id"]).computer
+            assert computer is not None and computer.policy is engine.computer.choose
             play_computer_partie(human, random.Random(32))
             assert check.frames > 50
 

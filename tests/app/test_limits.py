@@ -14,6 +14,7 @@ from tablekit import FakeClock, SeatSocket, TestClient, join, new_room, serve
 
 import engine
 from app.connection import Connection
+from app.protocol import ActionMessage
 from app.rooms import Room
 from engine.computer import choose
 
@@ -69,7 +70,9 @@ def test_max_rooms_in_use_then_503_until_a_room_expires(templates_dir: Path) -> 
 
 
 def test_the_server_pings_and_a_silent_socket_is_closed(templates_dir: Path) -> None:
-    with serve(templates_dir, ping_interval=0.05) as client:
+    # A live client has two intervals to answer: 0.05 s was too little for this test's
+    # thread on a busy machine (closed 4408 while it was answering); 0.5 s leaves 1 s.
+    with serve(templates_dir, ping_interval=0.5) as client:
         made = new_room(client, "friend")
         sock = SeatSocket(client, made["room_id"], made["token"])
         sock.connect()
@@ -141,6 +144,59 @@ def test_a_socket_too_slow_to_read_is_dropped_and_delays_nobody() -> None:
         assert len(states) == 21  # the first state and every change, none held up
         await reading.stop()
         await stalled.stop()
+
+    asyncio.run(scenario())
+
+
+def test_a_send_queue_that_fills_up_closes_the_socket_with_1013() -> None:
+    """Frames that are not states (presence, pongs) pile up behind a write that never
+    ends: the one past `queue_size` drops the socket (1013), and the room forgets it."""
+
+    async def scenario() -> None:
+        room = Room("r", "friend", clock=time.monotonic, new_seed=lambda: 1, policy=None,
+                    computer_delay=0, max_connections_per_seat=4, listeners=[])
+        ws = StalledSocket()
+        conn = Connection(ws, "r", 0, queue_size=4, ping_interval=3600)  # type: ignore[arg-type]
+        room.attach(conn)
+        await asyncio.sleep(0)  # its first state's write starts, and never ends
+        assert not conn.dropped
+        for n in range(4):
+            assert conn.send('{"type": "pong"}'), n  # four fit in the queue
+        assert not conn.dropped
+        assert not conn.send('{"type": "pong"}')  # the fifth does not
+        assert conn.dropped
+        await asyncio.sleep(0.05)
+        assert ws.closed_with == 1013
+        assert room.seats[0].connections == []
+        await conn.stop()
+
+    asyncio.run(scenario())
+
+
+def test_a_socket_with_frames_queued_when_it_acts_gets_its_state_after_them() -> None:
+    """Right after a seat's own action its state is written at once, but not ahead of
+    frames queued before it (a presence, here): the order the room sent them in holds."""
+
+    async def scenario() -> None:
+        seed = next(s for s in range(1, 1000) if engine.new_partie(seed=s).cut_winner == 0)
+        room = Room("r", "friend", clock=time.monotonic, new_seed=lambda: seed, policy=None,
+                    computer_delay=0, max_connections_per_seat=4, listeners=[])
+        room.seats[1].token = "friend"
+        ws = ReadingSocket()
+        conn = Connection(ws, "r", 0, queue_size=4, ping_interval=3600)  # type: ignore[arg-type]
+        room.attach(conn)
+        await asyncio.sleep(0)
+        assert len(ws.frames) == 1
+        room.broadcast_presence()  # queued: the sender has not run yet
+        version = room.version
+        await room.act(conn, ActionMessage.model_validate(
+            {"type": "action", "version": version, "id": "a1",
+             "action": {"type": "choose_dealer", "deal": True}}))
+        for _ in range(5):
+            await asyncio.sleep(0)
+        kinds = [(f["type"], f.get("version")) for f in map(json.loads, ws.frames[1:])]
+        assert kinds == [("presence", None), ("state", version + 1)]
+        await conn.stop()
 
     asyncio.run(scenario())
 

@@ -7,21 +7,23 @@ import random
 from pathlib import Path
 from typing import Any
 
-import pytest
 from tablekit import (
     History,
     SeatSocket,
     TestClient,
+    computer_done,
     first_legal,
     join,
     new_room,
     play_computer_partie,
     play_friend_partie,
+    promised_states,
     room_of,
     serve,
 )
 
 import engine
+import engine.computer  # the real policy: if it will not import, these tests fail
 
 
 def seats(client: TestClient) -> tuple[SeatSocket, SeatSocket]:
@@ -114,15 +116,14 @@ def test_new_match_at_the_computer_table_any_time(client: TestClient) -> None:
     play_computer_partie(human, random.Random(3), until=lambda view: view["deal_number"] > 0)
     for attempt in range(20):  # the computer may move meanwhile: then try again
         before = human.version
-        human.send({"type": "new_match", "version": before, "id": f"n{attempt}"})
-        frame = human.recv()
-        while frame["type"] == "state" and frame["view"]["deal_number"] != 0:
-            frame = human.recv()  # the computer's moves, sent before our message was read
-        if frame["type"] == "state":
+        got = human.answers({"type": "new_match", "version": before, "id": f"n{attempt}"})
+        if not promised_states(got):
             break
-        assert frame["code"] == "stale_version", frame
-        human.expect("state")
-    assert frame["view"]["phase"] == "cut" and frame["version"] > before
+        assert [f["code"] for f in got if f["type"] == "error"] == ["stale_version"], got
+    fresh = [f for f in got if f["type"] == "state" and f["view"]["deal_number"] == 0]
+    assert fresh, got
+    frame = fresh[0]
+    assert frame["view"]["phase"] == "cut" and frame["version"] == before + 1
     assert room.state.seed != first_seed  # a different hand
     assert frame["room"]["can_new_match"] is True
 
@@ -149,11 +150,12 @@ def test_one_seat_plays_a_complete_partie_against_the_stand_in_computer(
 
 
 def test_one_seat_plays_a_complete_partie_against_the_computer(templates_dir: Path) -> None:
-    pytest.importorskip("engine.computer")
     with serve(templates_dir) as client:  # the real policy: engine.computer.choose
         made = new_room(client, "computer")
         human = SeatSocket(client, made["room_id"], made["token"])
         human.connect()
+        computer = room_of(client, made["room_id"]).computer
+        assert computer is not None and computer.policy is engine.computer.choose
         play_computer_partie(human, random.Random(6))
         assert human.view["result"] is not None
         assert human.view["scores"]["sheet"]  # six (or eight) deals were scored
@@ -175,8 +177,7 @@ def test_the_computer_leaves_deal_next_hand_to_the_person(templates_dir: Path) -
         human.connect()
         play_computer_partie(human, random.Random(8),
                              until=lambda view: view["phase"] == "deal_over")
-        while not human.silent(0.3):  # the computer's last `see`s, if any
-            pass
+        computer_done(human, room_of(client, made["room_id"]))  # its last `see`s, if any
         version = human.version
         assert any(e["type"] == "next_deal" for e in human.view["legal"])
         assert room_of(client, made["room_id"]).version == version  # it waits for the person

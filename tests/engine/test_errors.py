@@ -107,6 +107,15 @@ CASES: dict[str, Case] = {
     "a missing field": (following, YOUNGER, {"type": "play"}, MalformedActionError, "card"),
     "a field of the wrong type":
         (start, ELDER, {"type": "discard", "cards": "7H"}, MalformedActionError, "7H"),
+    "a take that is not a number":
+        (start, ELDER, {"type": "carte_blanche", "announce": True, "take": "5"},
+         MalformedActionError, "'5'"),
+    "a take that is true":
+        (start, ELDER, {"type": "carte_blanche", "announce": True, "take": True},
+         MalformedActionError, "True"),
+    "an expose that is not true or false":
+        (start, ELDER, {"type": "discard", "cards": ["7H"], "expose": "yes"},
+         MalformedActionError, "'yes'"),
     "an unknown reply":
         (answering, YOUNGER, {"type": "answer", "reply": "maybe"}, MalformedActionError,
          "maybe"),

@@ -106,6 +106,13 @@ def test_rubicon_the_loser_at_100_or_more_pays_the_difference_plus_100() -> None
     assert not engine.rubicon((105, 101)).rubiconed
 
 
+def test_rubicon_a_loser_on_exactly_100_has_crossed_it() -> None:
+    """Only a loser under 100 is rubiconed (RULES.md §7): 120 v 100 scores 20 + 100."""
+    r = engine.rubicon((120, 100))
+    assert (r.winner, r.points, r.rubiconed) == (0, 120, False)
+    assert engine.rubicon((100, 120)).points == 120
+
+
 def test_rubicon_a_loser_under_100_pays_both_totals_plus_100_even_if_the_winner_is_under() \
         -> None:
     r = engine.rubicon((89, 97))

@@ -1,7 +1,7 @@
 """Random play from the start of a partie to its end, many times, checking invariants
 at every step (OpenSpiel's random_sim_test): all 32 cards accounted for, scores equal
-the scored log lines, no view holds a card its seat may not see, and a sampled illegal
-action is refused with the state unchanged."""
+the scored log lines, no view holds a card its seat may not see, and every kind of
+illegal action is refused with the state unchanged."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import json
 import os
 import random
 import re
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -91,6 +92,10 @@ def junk_actions(s: State, seat: int, rng: random.Random) -> list[Any]:
     ]
 
 
+JUNK_KINDS = ("play", "call", "answer", "discard", "see", "carte_blanche", "choose_dealer",
+              "pass", "next_deal", "bad card", "unknown type", "bad call", "not a dict")
+
+
 def is_legal(s: State, seat: int, raw: Any) -> bool:
     try:
         a = engine.parse_action(raw)
@@ -107,20 +112,24 @@ def is_legal(s: State, seat: int, raw: Any) -> bool:
     return False
 
 
-def assert_refused_unchanged(s: State, rng: random.Random) -> None:
+def assert_refused_unchanged(s: State, rng: random.Random, tried: Counter[str]) -> None:
+    """Every kind of junk action that is not legal here is refused, and none of them
+    changes the state; `tried` counts the refusals by kind."""
     seat = rng.randrange(2)
-    for raw in junk_actions(s, seat, rng):
+    before = s.copy()
+    for n, raw in enumerate(junk_actions(s, seat, rng)):
         if is_legal(s, seat, raw):
             continue
-        before = s.copy()
         with pytest.raises(engine.PiquetError):
             engine.apply(s, seat, raw)
-        assert s == before
-        return
+        tried[JUNK_KINDS[n]] += 1
+    assert s == before
 
 
-def random_partie(seed: int, check_every: int = 1) -> State:
+def random_partie(seed: int, check_every: int = 1,
+                  tried: Counter[str] | None = None) -> State:
     rng = random.Random(seed)
+    tried = Counter() if tried is None else tried
     s = engine.new_partie(seed=seed, packet=2 + seed % 2)
     step = 0
     while s.step is not engine.Step.PARTIE_OVER:
@@ -129,7 +138,7 @@ def random_partie(seed: int, check_every: int = 1) -> State:
             assert_cards_conserved(s)
             for seat in (0, 1):
                 assert_no_leak(s, seat)
-            assert_refused_unchanged(s, rng)
+            assert_refused_unchanged(s, rng, tried)
         movers = [x for x in (0, 1) if engine.legal(s, x)]
         seat = s.to_move if s.to_move is not None and rng.random() < 0.9 else rng.choice(movers)
         if not engine.legal(s, seat):
@@ -145,5 +154,11 @@ def random_partie(seed: int, check_every: int = 1) -> State:
 
 @pytest.mark.parametrize("chunk", range(8))
 def test_random_parties_keep_every_invariant(chunk: int) -> None:
-    for seed in range(chunk, PARTIES, 8):
-        random_partie(seed)
+    # At least one partie a chunk, whatever PIQUET_RANDOM_PARTIES says.
+    seeds = range(chunk, max(PARTIES, 8), 8)
+    tried: Counter[str] = Counter()
+    for seed in seeds:
+        random_partie(seed, tried=tried)
+    assert len(seeds) >= 1
+    # Every kind of junk action was refused somewhere, not only the first that fails.
+    assert set(tried) == set(JUNK_KINDS), tried
