@@ -99,12 +99,19 @@ def test_a_computer_move_lands_while_the_persons_action_is_in_flight() -> None:
     async def scenario() -> None:
         room = a_room("computer", seed_where_cut_winner(1))
         assert room.computer is not None
-        person, ws = await seat(room, 0)
+        thinking = asyncio.Event()  # the computer's wait, held until we let it move
+
+        async def held(_: float) -> None:
+            await thinking.wait()
+
+        room.computer.sleep = held
+        person, ws = await seat(room, 0)  # it won the cut: it will choose once she is here
         seen = ws.frames[-1]["version"]
         ws.hold()
         person.send(PING_TEXT)  # a keepalive on its way: the link is slow just now
         await drain()
-        room.computer.poke()  # the computer won the cut: it chooses to deal
+        room.computer.poke()
+        thinking.set()  # it chooses to deal
         await drain()
         assert room.version == seen + 1
         await room.act(person, action(seen, "p1", {"type": "choose_dealer", "deal": False}))
