@@ -2,13 +2,15 @@
 against a random player, each timed on its own (the view is built beforehand and
 not timed: the server builds it anyway to send it).
 
-Run by hand: `.venv/bin/python tests/bench/computer.py [parties]`. The last line
-prints the median and worst decision time (target: median under 1 ms, worst under
-10 ms).
+Run by hand, on one core: `taskset -c 1 .venv/bin/python tests/bench/computer.py
+[parties] [--level basic|good|strong]`. The last line prints the level's median, 99th
+percentile and worst decision time (targets: basic and good median under 1 ms; strong
+median under 50 ms, 99th percentile under 500 ms, worst under 1.5 s).
 """
 
 from __future__ import annotations
 
+import argparse
 import random
 import statistics
 import sys
@@ -18,13 +20,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from engine.computer import choose
+from engine.computer import LEVELS
 from engine.selfplay import play_partie, random_policy
 
 
-def decision_times(parties: int, seed: int = 1) -> list[float]:
+def decision_times(parties: int, seed: int = 1, level: str = "basic") -> list[float]:
     """Seconds per decision, over every decision the computer made in `parties` parties."""
     times: list[float] = []
+    choose = LEVELS[level].choose
 
     def timed(view: dict[str, Any]) -> dict[str, Any]:
         start = time.perf_counter()
@@ -43,13 +46,19 @@ def decision_times(parties: int, seed: int = 1) -> list[float]:
 
 
 def main() -> None:
-    parties = int(sys.argv[1]) if len(sys.argv) > 1 else 300
-    times = sorted(decision_times(parties))
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("parties", type=int, nargs="?", default=300)
+    parser.add_argument("--level", choices=sorted(LEVELS), default="basic")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    parties = args.parties
+    times = sorted(decision_times(parties, args.seed, args.level))
     ms = [t * 1000 for t in times]
     p99 = ms[int(len(ms) * 0.99)]
     print(f"{len(ms)} decisions in {parties} parties; mean {statistics.fmean(ms):.3f} ms, "
           f"99th percentile {p99:.3f} ms")
-    print(f"computer: median {statistics.median(ms):.3f} ms, worst {ms[-1]:.3f} ms per decision")
+    print(f"{args.level}: median {statistics.median(ms):.3f} ms, 99th percentile {p99:.3f} ms, "
+          f"worst {ms[-1]:.3f} ms per decision")
 
 
 if __name__ == "__main__":
