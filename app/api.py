@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request
 from pydantic import BaseModel
 
-from app.protocol import Opponent, json_schema
+from app.protocol import Level, Opponent, json_schema
 from app.rooms import RoomRegistry, RoomsFullError
 
 router = APIRouter()
@@ -15,6 +15,7 @@ router = APIRouter()
 
 class CreateRoom(BaseModel):
     opponent: Opponent
+    level: Level = "basic"  # the computer's level (ignored with a friend)
 
 
 class SeatGranted(BaseModel):
@@ -37,7 +38,7 @@ def _rooms(request: Request) -> RoomRegistry:
 @router.post("/api/rooms", status_code=201)
 async def create_room(body: CreateRoom, request: Request) -> SeatGranted:
     try:
-        room, token = await _rooms(request).create(body.opponent)
+        room, token = await _rooms(request).create(body.opponent, body.level)
     except RoomsFullError as exc:
         raise HTTPException(503, str(exc)) from None
     url = str(request.url_for("table", room_id=room.room_id))

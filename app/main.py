@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import multiprocessing
 import time
 from collections.abc import AsyncIterator
+from concurrent.futures import ProcessPoolExecutor
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
@@ -30,6 +32,11 @@ def create_app(
     """The app. `clock` drives idle expiry, `new_seed` the partie seeds and `policy`
     the computer seat (default: engine.computer.choose); tests replace them."""
     settings = settings or Settings()
+    # Worker processes for the computer's thinking, started on the first decision
+    # ("spawn": nothing of the server's threads or sockets is inherited).
+    executor = ProcessPoolExecutor(
+        settings.computer_workers, mp_context=multiprocessing.get_context("spawn")
+    ) if settings.computer_workers else None
     rooms = RoomRegistry(
         max_rooms=settings.max_rooms,
         idle_seconds=settings.room_idle_seconds,
@@ -39,6 +46,8 @@ def create_app(
         clock=clock,
         new_seed=new_seed,
         policy=policy,
+        executor=executor,
+        computer_pace=settings.computer_pace,
     )
 
     @contextlib.asynccontextmanager
@@ -51,6 +60,8 @@ def create_app(
             with contextlib.suppress(asyncio.CancelledError):
                 await sweeper
             await rooms.close_all(CLOSE_GOING_AWAY, "The server is restarting.")
+            if executor is not None:
+                executor.shutdown(wait=False, cancel_futures=True)
 
     app = FastAPI(title="Piquet table", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.settings = settings

@@ -14,6 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from engine.cards import CARD_NAMES
 
 Opponent = Literal["computer", "friend"]
+# The computer's levels (engine.computer.LEVELS); a computer table plays one of them.
+Level = Literal["basic", "good", "strong"]
 
 ErrorCode = Literal[
     "bad_json",
@@ -89,6 +91,7 @@ class SeatPresence(_ServerMessage):
 class RoomInfo(_ServerMessage):
     room_id: str
     opponent: Opponent
+    level: Level | None  # the computer's level at a computer table; None with a friend
     seat: int
     seats: list[SeatPresence]
     can_new_match: bool

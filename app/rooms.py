@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import secrets
 from collections import deque
 from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +30,7 @@ from app.protocol import (
     ActionMessage,
     ErrorCode,
     ErrorMessage,
+    Level,
     NewMatchMessage,
     Opponent,
     PresenceMessage,
@@ -84,9 +87,24 @@ class Seat:
 class Room:
     # Slots: one dict fewer per room (docs/reliability.md); __weakref__ for the tests that
     # check an expired room is freed.
-    __slots__ = ("__weakref__", "clock", "closed", "computer", "last_activity", "listeners",
-                 "lock", "match", "max_connections_per_seat", "new_seed", "opponent", "room_id",
-                 "seats", "state", "version")
+    __slots__ = (
+        "__weakref__",
+        "clock",
+        "closed",
+        "computer",
+        "last_activity",
+        "level",
+        "listeners",
+        "lock",
+        "match",
+        "max_connections_per_seat",
+        "new_seed",
+        "opponent",
+        "room_id",
+        "seats",
+        "state",
+        "version",
+    )
 
     def __init__(
         self,
@@ -100,8 +118,12 @@ class Room:
         max_connections_per_seat: int,
         listeners: list[ChangeListener],
         computer_exchange_delay: float = 0.0,
+        level: Level = "basic",
+        executor: Executor | None = None,
+        computer_pace: float = 0.0,
     ) -> None:
         self.room_id = room_id
+        self.level: Level | None = level if opponent == "computer" else None
         self.opponent: Opponent = opponent
         self.clock = clock
         self.new_seed = new_seed
@@ -116,7 +138,8 @@ class Room:
         self.closed = False
         self.computer: ComputerSeat | None = None
         if opponent == "computer":
-            self.computer = ComputerSeat(self, policy, computer_delay, computer_exchange_delay)
+            self.computer = ComputerSeat(self, policy, computer_delay, computer_exchange_delay,
+                                         level=level, executor=executor, pace=computer_pace)
 
     # --- seats ----------------------------------------------------------------------------
 
@@ -223,6 +246,7 @@ class Room:
             "room": {
                 "room_id": self.room_id,
                 "opponent": self.opponent,
+                "level": self.level,
                 "seat": conn.seat,
                 "seats": self.presence(conn.seat),
                 "can_new_match": self.can_new_match(),
@@ -331,15 +355,25 @@ class ComputerSeat:
     It answers whenever it is its turn and asks to see what scored against it;
     it never presses "Deal next hand": the person moves on when ready. It runs as
     a task so the person's action is answered at once; its moves come after.
+
+    Its level decides in `executor` (a process pool: thinking never holds the event
+    loop), except basic, whose decision takes microseconds. Each move comes a fixed
+    time after the change it answers -- the delay, or the level's pace when longer,
+    or the exchange delay -- however long the thinking took, so the pace tells
+    nothing about its cards (the pace must be at least the level's worst decision).
     """
 
     def __init__(
-        self, room: Room, policy: Policy | None, delay: float, exchange_delay: float = 0.0
+        self, room: Room, policy: Policy | None, delay: float, exchange_delay: float = 0.0,
+        *, level: Level = "basic", executor: Executor | None = None, pace: float = 0.0,
     ) -> None:
         self.room = room
         self._policy = policy
         self.delay = delay
         self.exchange_delay = exchange_delay
+        self.level = level
+        self.executor = executor
+        self.pace = pace if level != "basic" else 0.0
         self._task: asyncio.Task[None] | None = None
         # `see` requests already made, so a view that keeps offering one cannot loop us.
         self._asked: set[tuple[int, int, Any]] = set()
@@ -347,10 +381,19 @@ class ComputerSeat:
     @property
     def policy(self) -> Policy:
         if self._policy is None:
-            from engine.computer import choose
+            from engine.computer import LEVELS
 
-            self._policy = choose
+            self._policy = LEVELS[self.level].choose
         return self._policy
+
+    async def _decide(self, view: dict[str, Any]) -> dict[str, Any]:
+        if self._policy is None and self.executor is not None and self.level != "basic":
+            from engine.computer import decide
+
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(
+                self.executor, functools.partial(decide, self.level, view))
+        return self.policy(view)
 
     def poke(self) -> None:
         """Something changed: play if there is something to play."""
@@ -384,22 +427,29 @@ class ComputerSeat:
 
     async def _run(self) -> None:
         room = self.room
+        loop = asyncio.get_running_loop()
         while not room.closed:
-            todo = self._todo(engine.view(room.state, COMPUTER_SEAT))
-            if todo is None:
+            view = self._todo(engine.view(room.state, COMPUTER_SEAT))
+            if view is None:
                 return
-            wait = self.delay  # a humane pace; 0 in tests still yields
-            if todo["step"] == "elder_exchange" and todo["to_move"] == COMPUTER_SEAT:
+            wait = max(self.delay, self.pace)  # a humane pace; 0 in tests still yields
+            if view["step"] == "elder_exchange" and view["to_move"] == COMPUTER_SEAT:
                 wait = max(wait, self.exchange_delay)
-            await asyncio.sleep(wait)
+            version = room.version
+            started = loop.time()
+            try:
+                action = await self._decide(view)
+            except Exception:
+                # A bug in the policy: stop rather than loop; the person can start anew.
+                log.exception("computer seat failed room=%s", room.room_id)
+                return
+            await asyncio.sleep(max(0.0, wait - (loop.time() - started)))
             async with room.lock:
                 if room.closed:
                     return
-                view = self._todo(engine.view(room.state, COMPUTER_SEAT))
-                if view is None:
-                    return
+                if room.version != version:
+                    continue  # the table changed while it thought: decide afresh
                 try:
-                    action = self.policy(view)
                     if view["to_move"] != COMPUTER_SEAT and action.get("type") not in (
                         "see", "carte_blanche"):
                         return
@@ -428,8 +478,12 @@ class RoomRegistry:
         computer_exchange_delay: float = 0.0,
         new_seed: SeedSource = random_seed,
         policy: Policy | None = None,
+        executor: Executor | None = None,
+        computer_pace: float = 0.0,
     ) -> None:
         self.max_rooms = max_rooms
+        self.executor = executor  # where the computer levels think (None: in the loop)
+        self.computer_pace = computer_pace  # the good and strong levels' fixed pace
         self.idle_seconds = idle_seconds
         self.computer_delay = computer_delay
         self.computer_exchange_delay = computer_exchange_delay
@@ -447,8 +501,13 @@ class RoomRegistry:
     def get(self, room_id: str) -> Room | None:
         return self.rooms.get(room_id)
 
-    async def create(self, opponent: Opponent) -> tuple[Room, str]:
-        """A new room; returns it and seat 0's token."""
+    async def create(self, opponent: Opponent, level: Level = "basic") -> tuple[Room, str]:
+        """A new room; returns it and seat 0's token. An unknown `level` is a ValueError."""
+        from engine.computer import LEVELS
+
+        if level not in LEVELS:
+            raise ValueError(
+                f"Unknown computer level {level!r}: choose one of {', '.join(LEVELS)}.")
         if len(self.rooms) >= self.max_rooms:
             await self.sweep()
             if len(self.rooms) >= self.max_rooms:
@@ -466,11 +525,15 @@ class RoomRegistry:
             computer_exchange_delay=self.computer_exchange_delay,
             max_connections_per_seat=self.max_connections_per_seat,
             listeners=self.listeners,
+            level=level,
+            executor=self.executor,
+            computer_pace=self.computer_pace,
         )
         self.rooms[room_id] = room
         for listener in self.listeners:
             listener(room)
-        log.info("room created room=%s opponent=%s rooms=%d", room_id, opponent, len(self.rooms))
+        log.info("room created room=%s opponent=%s level=%s rooms=%d", room_id, opponent,
+                 room.level, len(self.rooms))
         if room.computer is not None:
             room.computer.poke()  # it may have won the cut
         token = room.seats[0].token

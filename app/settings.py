@@ -26,6 +26,11 @@ class Settings(BaseSettings):
     # wait tells nothing): time for a person holding carte blanche as younger to announce
     # it, which the rules allow only until elder has exchanged (RULES.md §2).
     computer_exchange_delay: Annotated[float, Field(ge=0)] = 3.0
+    # The good and strong levels think in this many worker processes (0: in the event
+    # loop, for tests), and move at this fixed pace (seconds after the change they
+    # answer), at least their worst decision on one core, so the pace tells nothing.
+    computer_workers: Annotated[int, Field(ge=0)] = 1
+    computer_pace: Annotated[float, Field(ge=0)] = 1.5
     max_rooms: Annotated[int, Field(ge=1)] = 1000
     room_idle_seconds: Annotated[float, Field(gt=0)] = 2 * 3600
     sweep_interval: Annotated[float, Field(gt=0)] = 60

@@ -63,4 +63,9 @@ def level(name: str) -> Level:
             f"unknown computer level {name!r}: choose one of {', '.join(LEVELS)}") from None
 
 
-__all__ = ["DEFAULT_LEVEL", "LEVELS", "Level", "choose", "level", "throw_order"]
+def decide(name: str, view: dict[str, Any], press_next_deal: bool = False) -> dict[str, Any]:
+    """The level `name`'s action for `view`: a plain function, so a process pool can run it."""
+    return level(name).choose(view, press_next_deal)
+
+
+__all__ = ["DEFAULT_LEVEL", "LEVELS", "Level", "choose", "decide", "level", "throw_order"]
