@@ -40,7 +40,7 @@ def test_only_legal_moves_against_a_random_player(name: str, seat: int) -> None:
 
 
 def test_an_unknown_level_is_a_clear_error() -> None:
-    with pytest.raises(ValueError, match="unknown computer level 'expert'.*basic, good, strong"):
+    with pytest.raises(ValueError, match=r"unknown computer level 'expert'.*basic, good, strong"):
         level("expert")
 
 
@@ -50,7 +50,7 @@ def test_basic_is_still_the_default_player() -> None:
 
     assert computer.choose is basic.choose
     assert LEVELS["basic"].choose is basic.choose
-    assert list(LEVELS)[0] == "basic"
+    assert next(iter(LEVELS)) == "basic"
 
 
 # --------------------------------------------------------------------------- the view only
