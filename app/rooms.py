@@ -373,7 +373,7 @@ class ComputerSeat:
         self.exchange_delay = exchange_delay
         self.level = level
         self.executor = executor
-        self.pace = pace if level != "basic" else 0.0
+        self.pace = pace if level == "strong" else 0.0  # good: its worst fits the delay
         self._task: asyncio.Task[None] | None = None
         # `see` requests already made, so a view that keeps offering one cannot loop us.
         self._asked: set[tuple[int, int, Any]] = set()

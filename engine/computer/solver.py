@@ -83,7 +83,7 @@ class Solver:
         lead_hand = h0 if leader == 0 else h1
         other = h1 if leader == 0 else h0
         best = -INF if leader == 0 else INF
-        for c in _groups(lead_hand, other):
+        for c in _lead_order(lead_hand, other):
             v = self.second(h0, h1, leader, t0, c, a, b)
             if leader == 0:
                 if v > best:
@@ -180,6 +180,22 @@ class Solver:
                 pts += 1 if winner == 0 else -1
             out[c] = pts + self.trick_start(n0, n1, winner, t0 + (winner == 0), -INF, INF)
         return out
+
+
+def _lead_order(mine: int, other: int) -> list[int]:
+    """Leads to try: each suit's top group first, then each suit's lowest, then the rest."""
+    tops: list[int] = []
+    lows: list[int] = []
+    middles: list[int] = []
+    for base in _SUITS:
+        a = (mine >> base) & 0xFF
+        if a:
+            g = _GROUPS[a << 8 | ((other >> base) & 0xFF)]
+            tops.append(base + g[0])
+            if len(g) > 1:
+                lows.append(base + g[-1])
+                middles.extend(base + r for r in g[1:-1])
+    return tops + lows + middles
 
 
 def _cheapest_first(cards: list[int]) -> list[int]:

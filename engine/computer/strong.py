@@ -44,10 +44,11 @@ Action = dict[str, Any]
 View = dict[str, Any]
 
 SOLVE_FROM = 7  # cards in hand from which on the play is searched to the end
-SAMPLES = {1: 1, 2: 24, 3: 24, 4: 24, 5: 20, 6: 16, 7: 12, 8: 10}
-NODE_BUDGET = 60_000  # solver nodes per decision: no more samples after this
+SAMPLES = {1: 1, 2: 24, 3: 24, 4: 24, 5: 20, 6: 16, 7: 12, 8: 10, 9: 8, 10: 6, 11: 5, 12: 4}
+NODE_BUDGET = 30_000  # solver nodes per decision: no more samples after this
 EXCHANGE_CANDIDATES = 16
 EXCHANGE_SAMPLES = 24
+SIMULATED_EXCHANGE = 1  # 0: the good level's exchange (for measuring one against the other)
 
 
 def choose(view: View, press_next_deal: bool = False) -> Action:
@@ -233,6 +234,8 @@ def _outcome(mine: int, theirs: int, i_am_elder: bool) -> float:
 
 
 def _exchange(view: View, legal: list[Action]) -> Action:
+    if not SIMULATED_EXCHANGE:
+        return good.choose(view)
     k = know(view)
     rule = next(e for e in legal if e["type"] == "discard")
     rng = view_rng(view, "exchange")
