@@ -53,6 +53,14 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         sweeper = asyncio.create_task(rooms.sweep_forever(settings.sweep_interval))
+        if executor is not None:
+            from engine.computer import warm
+
+            # Start the workers before serving: the first decision must not wait on
+            # their start (a pace that a start could exceed would tell the table).
+            loop = asyncio.get_running_loop()
+            await asyncio.gather(*(loop.run_in_executor(executor, warm)
+                                   for _ in range(settings.computer_workers)))
         try:
             yield
         finally:

@@ -68,4 +68,9 @@ def decide(name: str, view: dict[str, Any], press_next_deal: bool = False) -> di
     return level(name).choose(view, press_next_deal)
 
 
-__all__ = ["DEFAULT_LEVEL", "LEVELS", "Level", "choose", "decide", "level", "throw_order"]
+def warm() -> None:
+    """Nothing: a worker that runs it has imported every level (and built the solver's
+    tables), so the first real decision takes no longer than any other."""
+
+
+__all__ = ["DEFAULT_LEVEL", "LEVELS", "Level", "choose", "decide", "level", "throw_order", "warm"]

@@ -61,6 +61,7 @@ def settings_for_tests(templates_dir: Path, **overrides: Any) -> Settings:
         "templates_dir": templates_dir,
         "computer_delay": 0,
         "computer_exchange_delay": 0,
+        "computer_workers": 0,  # levels decide in the loop unless a test asks for the pool
         "ping_interval": 3600,
         "rate_limit_per_second": 100_000,
         "rate_limit_burst": 100_000,
