@@ -43,7 +43,7 @@ from engine.computer.solver import Solver
 Action = dict[str, Any]
 View = dict[str, Any]
 
-SOLVE_FROM = 7  # cards in hand from which on the play is searched to the end
+SOLVE_FROM = 12  # the play is searched to the end from this many cards in hand (all)
 SAMPLES = {1: 1, 2: 24, 3: 24, 4: 24, 5: 20, 6: 16, 7: 12, 8: 10, 9: 8, 10: 6, 11: 5, 12: 4}
 NODE_BUDGET = 30_000  # solver nodes per decision: no more samples after this
 EXCHANGE_CANDIDATES = 16

@@ -83,6 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--parties", type=int, default=100, help="pairs of parties")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--every", type=int, default=0,
+                        help="also print the margin so far every this many pairs")
     args = parser.parse_args(argv)
     master = random.Random(args.seed)
     tasks = [(args.a, args.b, master.getrandbits(63)) for _ in range(args.parties)]
@@ -91,10 +93,10 @@ def main(argv: list[str] | None = None) -> int:
         for pair in tqdm(pool.map(_play, tasks, chunksize=1), total=len(tasks),
                          unit="pair", file=sys.stderr):
             pairs.append(pair)
+            if args.every and len(pairs) % args.every == 0 and len(pairs) < len(tasks):
+                print(f"after {len(pairs)} pairs: {summary(args.a, args.b, pairs)}", flush=True)
     errors = [e for p in pairs for e in p.errors]
     deals = sum(p.deals for p in pairs) or 1
-    margin, m_half = interval([(p.points[0] - p.points[1]) / max(p.deals, 1) for p in pairs])
-    rate, r_half = interval([p.wins / 2 for p in pairs])
     print(f"{len(pairs)} pairs ({2 * len(pairs)} parties, {deals} deals), seed {args.seed}: "
           f"A = {args.a}, B = {args.b}")
     print(f"points per deal   A {sum(p.points[0] for p in pairs) / deals:.2f}   "
@@ -102,9 +104,16 @@ def main(argv: list[str] | None = None) -> int:
     print(f"errors            {len(errors)}")
     for error in errors[:5]:
         print(f"  {error}")
-    print(f"{args.a} v {args.b}: margin {margin:+.2f} ± {m_half:.2f} points a deal (95%), "
-          f"wins {100 * rate:.1f}% ± {100 * r_half:.1f}% of parties")
+    print(summary(args.a, args.b, pairs))
     return 1 if errors else 0
+
+
+def summary(a: str, b: str, pairs: list[Pair]) -> str:
+    """The last line: A's margin a deal and win rate, each with its 95% interval."""
+    margin, m_half = interval([(p.points[0] - p.points[1]) / max(p.deals, 1) for p in pairs])
+    rate, r_half = interval([p.wins / 2 for p in pairs])
+    return (f"{a} v {b}: margin {margin:+.2f} ± {m_half:.2f} points a deal (95%), "
+            f"wins {100 * rate:.1f}% ± {100 * r_half:.1f}% of parties")
 
 
 if __name__ == "__main__":
