@@ -12,6 +12,7 @@ import enum
 import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from engine.cards import Card, Rank, Suit, sort_hand
 
@@ -96,6 +97,24 @@ class Combo:
             name = SEQUENCE_NAMES[self.length]
             return name if stages < 2 else f"{name} to the {self.cards[0].rank.title.lower()}"
         return self.label.lower()
+
+    def told(self, stages: int) -> dict[str, Any]:
+        """What the table has been told of this call after `stages` stages, as data (the
+        view's call records): a point's length then its pips, a sequence's length then its
+        top card's rank, a set's rank and count (told whole). Untold items are None."""
+        out: dict[str, Any] = {"category": self.category.word, "length": None, "pips": None,
+                               "top": None, "rank": None, "count": None}
+        if self.category is Category.SET:
+            out["rank"] = self.cards[0].rank.symbol
+            out["count"] = len(self.cards)
+            return out
+        out["length"] = len(self.cards)
+        if stages >= 2:
+            if self.category is Category.POINT:
+                out["pips"] = self.key[1]
+            else:
+                out["top"] = self.cards[0].rank.symbol
+        return out
 
     def said(self, stages: int) -> str:
         """The words a player says for this call: "Point of five", "A quart", "Quart to the ace"."""

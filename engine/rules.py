@@ -45,6 +45,7 @@ from engine.state import (
 )
 
 PARTIE_DEALS = 6
+LEFTOVERS = "The cards left in the stock"  # what younger's turned-up leftovers are shown as
 TIE_DEALS = 8
 
 
@@ -303,7 +304,7 @@ def _legal_younger_exchange(s: State, seat: int) -> list[Legal]:
 
 
 def _legal_elder_call(s: State, seat: int) -> list[Legal]:
-    d = _decl(s, _current_category(s))
+    d = _decl(s, current_category(s))
     out: list[Legal] = [(Call(c.category, c.cards), c.label)
                         for c in natural_calls(d.category, s.hands[seat])]
     out.append((Pass(), "Nothing"))
@@ -311,7 +312,7 @@ def _legal_elder_call(s: State, seat: int) -> list[Legal]:
 
 
 def _legal_answer(s: State, seat: int) -> list[Legal]:
-    d = _decl(s, _current_category(s))
+    d = _decl(s, current_category(s))
     assert d.elder_call is not None
     out: list[Legal] = [(Answer("good"), "Good")]
     better, equal = _can_beat_or_equal(d, s.hands[seat])
@@ -381,7 +382,7 @@ _TURN_LEGAL: dict[Step, Callable[[State, int], list[Legal]]] = {
 # --------------------------------------------------------------------------- declaring logic
 
 
-def _current_category(s: State) -> Category:
+def current_category(s: State) -> Category:
     for d in s.declarations:
         if d.outcome is Outcome.PENDING and d.category not in s.younger_queue:
             return d.category
@@ -435,7 +436,8 @@ def _lesser_calls(s: State, seat: int) -> list[Combo]:
 
 def _record_scored(s: State, seat: int, combo: Combo, stages: int) -> None:
     _score(s, seat, combo.score, Reckon.of(combo.category), combo.label)
-    s.combos = (*s.combos, ComboRecord(seat, combo, "scored", combo.public(stages)))
+    s.combos = (*s.combos, ComboRecord(seat, combo, "scored", combo.public(stages),
+                                       told=stages))
 
 
 def _win_first_call(
@@ -617,8 +619,9 @@ def _start_declaring(s: State) -> None:
 
 
 def _on_elder_call(s: State, seat: int, a: Action) -> None:
-    d = _decl(s, _current_category(s))
+    d = _decl(s, current_category(s))
     if isinstance(a, Pass):
+        _set_decl(s, replace(d, elder_nothing=True))
         _say(s, d.category, seat, "call", "Nothing")
         # The category is younger's to call after the lead, or to say "Nothing" in, whether
         # or not she holds anything: settling it now, for some hands only, would tell elder
@@ -635,10 +638,11 @@ def _on_elder_call(s: State, seat: int, a: Action) -> None:
 
 def _on_answer(s: State, seat: int, a: Action) -> None:
     assert isinstance(a, Answer)
-    d = _decl(s, _current_category(s))
+    d = _decl(s, current_category(s))
     e = d.elder_call
     assert e is not None
     elder = _elder(s)
+    _set_decl(s, replace(d, answers=(*d.answers, a.reply)))
     _say(s, d.category, seat, "answer", REPLY_WORDS[a.reply])
     if a.reply == "good":
         _set_decl(s, replace(_decl(s, d.category), outcome=Outcome.ELDER))
@@ -674,6 +678,8 @@ def _on_lesser(s: State, seat: int, a: Action) -> None:
         return
     assert isinstance(a, Call)
     combo = Combo(a.category, a.cards)
+    d = _decl(s, combo.category)
+    _set_decl(s, replace(d, lesser=(*d.lesser, combo)))
     _record_scored(s, seat, combo, 1)
     s.called_cards = s.called_cards | set(combo.cards)
     said = combo.said(1)
@@ -685,7 +691,7 @@ def _on_younger_call(s: State, seat: int, a: Action) -> None:
     category = s.younger_queue[0]
     if isinstance(a, Pass):
         _say(s, category, seat, "call", "Nothing")
-        _set_decl(s, replace(_decl(s, category), outcome=Outcome.NONE))
+        _set_decl(s, replace(_decl(s, category), outcome=Outcome.NONE, younger_nothing=True))
         _next_younger_category(s)
         return
     assert isinstance(a, Call)
@@ -693,7 +699,7 @@ def _on_younger_call(s: State, seat: int, a: Action) -> None:
     d = _decl(s, category)
     # She tells as much as beating elder's call took: the length, or the second stage too.
     stages = 2 if d.younger_beat_stage == 1 else 1
-    _set_decl(s, replace(d, outcome=Outcome.YOUNGER))
+    _set_decl(s, replace(d, outcome=Outcome.YOUNGER, younger_call=combo, younger_told=stages))
     _say(s, category, seat, "call", combo.said(stages), combo.score)
     _win_first_call(s, seat, combo, stages, Step.YOUNGER_LESSER)
 
@@ -710,7 +716,7 @@ def _on_play(s: State, seat: int, a: Action) -> None:
             s.led = True
             if s.expose and s.stock:
                 s.exposed = s.stock
-                _show(s, _younger(s), "The cards left in the stock", s.stock)
+                _show(s, _younger(s), LEFTOVERS, s.stock)
             if s.younger_queue:
                 # Younger's calls come now: after the lead, before she plays to it.
                 _goto(s, Step.YOUNGER_CALL, _younger(s))
@@ -749,6 +755,7 @@ def _end_deal(s: State) -> None:
         _log(s, None, "deal_end", "Six tricks each: nobody scores for the cards")
     deal = s.deal_scores()
     s.sheet = (*s.sheet, deal)
+    s.sheet_parts = (*s.sheet_parts, s.deal_parts())
     _log(s, None, "deal_end", f"Deal {s.deal_number} ends {deal[0]} to {deal[1]}")
     totals = (sum(r[0] for r in s.sheet), sum(r[1] for r in s.sheet))
     if s.deal_number == s.deals_in_partie:

@@ -84,6 +84,19 @@ class Outcome(enum.Enum):
         self.word = word
 
 
+# The parts of a deal's score, in Law 67 order (the view's `scores.parts`).
+PARTS = ("carte_blanche", "point", "sequences", "sets", "play", "cards", "capot",
+         "pique", "repique")
+_PART_OF_RECKON = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4}
+_PART_OF_BONUS = {"cards": 5, "capot": 6, "pique": 7, "repique": 8}
+
+
+def part_index(reckon: Reckon, what: str) -> int:
+    """Which of PARTS a score event belongs to."""
+    i = _PART_OF_RECKON.get(int(reckon))
+    return _PART_OF_BONUS[what] if i is None else i
+
+
 @dataclass(frozen=True, slots=True)
 class ScoreEvent:
     seat: int
@@ -111,6 +124,13 @@ class Declaration:
     stage: int = 0  # the stage younger is answering
     younger_beat_stage: int | None = None  # the stage at which younger said "not good"
     said: tuple[str, ...] = ()
+    # The same dialogue as data (the view's declarations): what each seat said, no more.
+    elder_nothing: bool = False  # elder said "Nothing"
+    answers: tuple[str, ...] = ()  # younger's replies, stage by stage: good/not_good/equal
+    younger_call: Combo | None = None  # her call after the lead
+    younger_told: int = 0  # how many stages of it she told
+    younger_nothing: bool = False  # she said "Nothing" after the lead
+    lesser: tuple[Combo, ...] = ()  # the winner's lesser calls (told by length only)
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +142,7 @@ class ComboRecord:
     status: str  # "scored" | "tied"
     public: str  # what the other seat was told of it, e.g. "quart" (Combo.public)
     shown: bool = False
+    told: int = 2  # how many stages of it the other seat was told (Combo.told)
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,6 +212,8 @@ class State:
     led: bool  # elder has made the first lead
     events: tuple[ScoreEvent, ...]
     bonuses: tuple[tuple[int, str, int], ...]
+    # Each finished deal's scores by part (PARTS), one row per deal beside `sheet`.
+    sheet_parts: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = ()
     # `legal(state, seat)` by seat, worked out once: the view lists it and apply checks
     # against it. A state is never changed once new_partie or apply has returned it.
     legal_memo: dict[int, Any] = field(default_factory=dict, init=False, repr=False,
@@ -225,6 +248,13 @@ class State:
         for e in self.events:
             s[e.seat] += e.points
         return (s[0], s[1])
+
+    def deal_parts(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """This deal's scores so far by part (PARTS), for each seat."""
+        parts = [[0] * len(PARTS), [0] * len(PARTS)]
+        for e in self.events:
+            parts[e.seat][part_index(e.reckon, e.what)] += e.points
+        return (tuple(parts[0]), tuple(parts[1]))
 
     def partie_scores(self, deal: tuple[int, int] | None = None) -> tuple[int, int]:
         """Totals over the finished deals plus the deal in progress (its scores may be
