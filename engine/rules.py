@@ -64,20 +64,51 @@ Legal = tuple[Action | DiscardRule, str]
 # --------------------------------------------------------------------------- partie start
 
 
+Cards = str | Sequence[Card | str]  # Card values, codes, or codes in one string: "AS KS QS"
+
+
+def _cards(cards: Cards) -> tuple[Card, ...]:
+    items = cards.split() if isinstance(cards, str) else cards
+    return tuple(c if isinstance(c, Card) else Card.parse(c) for c in items)
+
+
+def deck_for(elder: Cards, younger: Cards, stock: Cards, *, packet: int = 2) -> tuple[Card, ...]:
+    """The pack's order that deals `elder` and `younger` these twelve cards each (dealt in
+    packets of `packet`, elder first) and leaves `stock` (eight, top card first).
+    ValueError unless the three hold the 32 cards once each."""
+    e, y, st = _cards(elder), _cards(younger), _cards(stock)
+    if (len(e), len(y), len(st)) != (12, 12, 8):
+        raise ValueError(f"a deal is 12, 12 and 8 cards, not {len(e)}, {len(y)}, {len(st)}")
+    if sorted((*e, *y, *st)) != sorted(DECK):
+        raise ValueError("a deal must hold the 32 cards once each")
+    deck: list[Card] = []
+    for i in range(0, 12, packet):
+        deck += e[i:i + packet]
+        deck += y[i:i + packet]
+    return (*deck, *st)
+
+
 def new_partie(
     seed: int,
     *,
+    hands: Sequence[tuple[Cards, Cards, Cards]] = (),
     decks: Sequence[Sequence[Card | str]] = (),
     packet: int = 2,
     first_dealer: int | None = None,
 ) -> State:
     """A new partie. The cut is made here; its winner then chooses who deals.
 
-    `decks` fixes the order of the first deals' packs (tests); later deals are
-    shuffled from `seed`. `first_dealer` skips the cut (tests).
+    `hands` gives the first deals' cards, one (elder, younger, stock) triple per deal:
+    12, 12 and 8 cards (stock top card first), whoever turns out to be elder. `decks`
+    does the same as whole packs in dealing order (`deck_for` turns one into the other).
+    Later deals are shuffled from `seed`. `first_dealer` skips the cut.
     """
     if packet not in (2, 3):
         raise ValueError("cards are dealt in twos or threes")
+    if hands and decks:
+        raise ValueError("give the first deals as hands or as decks, not both")
+    if hands:
+        decks = [deck_for(*h, packet=packet) for h in hands]
     fixed = tuple(tuple(c if isinstance(c, Card) else Card.parse(c) for c in d) for d in decks)
     for d in fixed:
         if sorted(d) != sorted(DECK):
@@ -770,7 +801,12 @@ def _end_deal(s: State) -> None:
 
 
 def rubicon(totals: tuple[int, int]) -> Result:
-    """The Rubicon settlement (RULES.md §7): 120 v 99 -> 319; 120 v 101 -> 119."""
+    """The Rubicon settlement of a partie's totals (seat 0, seat 1), RULES.md §7.
+
+    The higher total wins. If the loser has 100 or more, the winner scores the
+    difference + 100 (120 v 101 -> 119); if under 100 (rubiconed), both totals added
+    + 100 (120 v 99 -> 319), whether or not the winner reached 100. Level: a draw,
+    `winner` None and 0 points."""
     a, b = totals
     if a == b:
         return Result(None, totals, 0, False, f"{a} to {b}: a draw")
@@ -781,6 +817,22 @@ def rubicon(totals: tuple[int, int]) -> Result:
         return Result(winner, totals, points, False, f"{w} − {lo} + 100 = {points}")
     points = w + lo + 100
     return Result(winner, totals, points, True, f"{w} + {lo} + 100 = {points}, rubiconed")
+
+
+def partie_result(deals: Sequence[tuple[int, int]]) -> Result:
+    """A partie's settlement from its deals' scores (seat 0, seat 1), six deals or, when
+    level after six, eight (RULES.md §7): the Rubicon on the totals (see `rubicon`).
+    ValueError for any other number of deals."""
+    rows = [(int(a), int(b)) for a, b in deals]
+    totals = (sum(r[0] for r in rows), sum(r[1] for r in rows))
+    after_six = (sum(r[0] for r in rows[:PARTIE_DEALS]), sum(r[1] for r in rows[:PARTIE_DEALS]))
+    if len(rows) == PARTIE_DEALS and after_six[0] == after_six[1]:
+        raise ValueError(f"level at {after_six[0]} after six deals: two more deals are played")
+    if len(rows) == TIE_DEALS and after_six[0] != after_six[1]:
+        raise ValueError(f"{after_six[0]} to {after_six[1]} after six deals: the partie was over")
+    if len(rows) not in (PARTIE_DEALS, TIE_DEALS):
+        raise ValueError(f"a partie is six deals (eight when level after six), not {len(rows)}")
+    return rubicon(totals)
 
 
 def _end_partie(s: State, totals: tuple[int, int]) -> None:
