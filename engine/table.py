@@ -1,0 +1,90 @@
+"""What every part of the game does at the table: move on to a step, say and log what
+is said, score, change one seat's cards. The parts (engine.dealing, engine.exchange,
+engine.declaring, engine.showing, engine.tricks, engine.reckoning) work through these;
+engine.rules maps each step to its part.
+
+Every function here changes the state it is given: `apply` gives the handlers a copy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from engine.actions import Action
+from engine.cards import Card
+from engine.combos import Category
+from engine.state import Declaration, LogLine, Reckon, ScoreEvent, State, Step
+
+
+@dataclass(frozen=True, slots=True)
+class DiscardRule:
+    """The one parametric legal action: pick between `min` and `max` cards to discard."""
+
+    min: int
+    max: int
+    expose_choice: bool
+
+
+Legal = tuple[Action | DiscardRule, str]
+
+
+def goto(s: State, step: Step, seat: int | None) -> None:
+    s.step = step
+    s.to_move = seat
+
+
+def log(s: State, seat: int | None, kind: str, text: str, points: int = 0) -> None:
+    s.log = (*s.log, LogLine(seat, None if seat is None else s.role(seat), kind, text, points))
+
+
+def score(s: State, seat: int, points: int, reckon: Reckon, what: str) -> None:
+    if points:
+        s.events = (*s.events, ScoreEvent(seat, points, reckon, what))
+
+
+def bonus(s: State, seat: int, kind: str, points: int, reckon: Reckon, text: str) -> None:
+    score(s, seat, points, reckon, kind)
+    s.bonuses = (*s.bonuses, (seat, kind, points))
+    log(s, seat, "bonus", text, points)
+
+
+def set_hand(s: State, seat: int, cards: tuple[Card, ...]) -> None:
+    hands = list(s.hands)
+    hands[seat] = cards
+    s.hands = (hands[0], hands[1])
+
+
+def set_pair(pair: tuple[Any, Any], seat: int, value: Any) -> tuple[Any, Any]:
+    return (value, pair[1]) if seat == 0 else (pair[0], value)
+
+
+def decl(s: State, category: Category) -> Declaration:
+    return s.declarations[category]
+
+
+def set_decl(s: State, d: Declaration) -> None:
+    ds = list(s.declarations)
+    ds[d.category] = d
+    s.declarations = (ds[0], ds[1], ds[2])
+
+
+def say(s: State, category: Category, seat: int, kind: str, text: str, points: int = 0) -> None:
+    d = decl(s, category)
+    role = s.role(seat) or ""
+    set_decl(s, replace(d, said=(*d.said, f"{role.capitalize()}: {text}")))
+    log(s, seat, kind, text, points)
+
+
+def elder_seat(s: State) -> int:
+    assert s.dealer is not None
+    return 1 - s.dealer
+
+
+def younger_seat(s: State) -> int:
+    assert s.dealer is not None
+    return s.dealer
+
+
+def describe(a: Action) -> str:
+    return repr(a.to_json())
