@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from engine.cards import Card, parse_cards
+from engine.cards import DECK, Card, parse_cards
 from engine.combos import Category
 from engine.errors import MalformedActionError
 
@@ -79,6 +79,11 @@ class Play:
 
     def to_json(self) -> dict[str, Any]:
         return {"type": "play", "card": str(self.card)}
+
+
+# One Play per card, made once: legal lists them and parse_action returns them, so
+# checking a play against legal is mostly an identity test.
+PLAYS: dict[Card, Play] = {c: Play(c) for c in DECK}
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,7 +157,7 @@ def parse_action(obj: Any) -> Action:
             raise MalformedActionError(f"unknown reply {reply!r} (good, not_good or equal)")
         return Answer(reply)
     if kind == "play":
-        return Play(Card.parse(_field(obj, "card", str)))
+        return PLAYS[Card.parse(_field(obj, "card", str))]
     if kind == "see":
         return See(_field(obj, "combo", int))
     if kind == "next_deal":

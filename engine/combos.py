@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import operator
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -170,38 +171,64 @@ def runs(hand: Iterable[Card]) -> list[list[Card]]:
 
 
 def natural_calls(category: Category, hand: Sequence[Card]) -> tuple[Combo, ...]:
-    """Every call the table offers for this hand in this category, best first."""
+    """Every call the table offers for this hand in this category, best first (calls that
+    compare equal in the hand's order: spades, hearts, clubs, diamonds)."""
     return _natural_calls(category, tuple(hand))
+
+
+_BY_KEY = operator.attrgetter("key")
 
 
 @functools.lru_cache(maxsize=256)
 def _natural_calls(category: Category, hand: tuple[Card, ...]) -> tuple[Combo, ...]:
     # Cached, but only a little: legal() is worked out once per state already, and at
-    # 8,192 entries (~1.3 KiB each) it grew to ~11 MB in a busy server.
+    # 8,192 entries (~1.3 KiB each) it grew to ~11 MB in a busy server. The calls of one
+    # suit (or one rank, for sets) are cached for good: there are at most a few thousand.
+    calls: list[Combo] = []
+    if category is Category.SET:
+        groups: dict[Rank, list[Card]] = {}
+        for c in sort_hand(hand):
+            if c.rank >= Rank.TEN:
+                groups.setdefault(c.rank, []).append(c)
+        for group in groups.values():
+            if len(group) >= 3:
+                calls.extend(_group_calls(Category.SET, tuple(group)))
+    else:
+        suits: tuple[list[Card], ...] = ([], [], [], [])
+        for c in sort_hand(hand):
+            suits[c.suit].append(c)
+        for cards in suits:
+            if cards:
+                calls.extend(_group_calls(category, tuple(cards)))
+    calls.sort(key=_BY_KEY, reverse=True)
+    return tuple(calls)
+
+
+_GROUP_CALLS: dict[tuple[Category, tuple[Card, ...]], tuple[Combo, ...]] = {}
+
+
+def _group_calls(category: Category, cards: tuple[Card, ...]) -> tuple[Combo, ...]:
+    """The calls within one suit's cards (point, sequence) or one rank's (set), high
+    first, in the order natural_calls lists equal calls."""
+    known = _GROUP_CALLS.get((category, cards))
+    if known is not None:
+        return known
     calls: list[Combo] = []
     if category is Category.POINT:
-        for cards in by_suit(hand).values():
-            for n in range(len(cards), 0, -1):
-                calls.append(Combo(Category.POINT, tuple(cards[:n])))
+        for n in range(len(cards), 0, -1):
+            calls.append(Combo(Category.POINT, cards[:n]))
     elif category is Category.SEQUENCE:
-        for run in runs(hand):
+        for run in runs(cards):
             for n in range(len(run), 2, -1):
                 for start in range(0, len(run) - n + 1):
                     calls.append(Combo(Category.SEQUENCE, tuple(run[start:start + n])))
     else:
-        groups: dict[Rank, list[Card]] = {}
-        for c in hand:
-            if c.rank >= Rank.TEN:
-                groups.setdefault(c.rank, []).append(c)
-        for rank_cards in groups.values():
-            group = sort_hand(rank_cards)
-            if len(group) >= 3:
-                calls.append(Combo(Category.SET, group))
-            if len(group) == 4:
-                for left_out in group:
-                    calls.append(Combo(Category.SET, tuple(c for c in group if c is not left_out)))
-    calls.sort(key=lambda c: c.key, reverse=True)
-    return tuple(calls)
+        calls.append(Combo(Category.SET, cards))
+        if len(cards) == 4:
+            for left_out in cards:
+                calls.append(Combo(Category.SET, tuple(c for c in cards if c is not left_out)))
+    found = _GROUP_CALLS[(category, cards)] = tuple(calls)
+    return found
 
 
 def best_call(category: Category, hand: Sequence[Card]) -> Combo | None:

@@ -5,7 +5,6 @@ younger's calls after elder's first lead (Law 46); equal cancels (Law 63)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 from engine.actions import REPLY_WORDS, Action, Answer, Call, Pass
 from engine.cards import Card
@@ -68,7 +67,7 @@ def start_declaring(s: State) -> None:
 def on_elder_call(s: State, seat: int, a: Action) -> None:
     d = decl(s, current_category(s))
     if isinstance(a, Pass):
-        set_decl(s, replace(d, elder_nothing=True))
+        set_decl(s, d._replace(elder_nothing=True))
         say(s, d.category, seat, "call", "Nothing")
         # The category is younger's to call after the lead, or to say "Nothing" in, whether
         # or not she holds anything: settling it now, for some hands only, would tell elder
@@ -78,7 +77,7 @@ def on_elder_call(s: State, seat: int, a: Action) -> None:
         return
     assert isinstance(a, Call)
     combo = Combo(a.category, a.cards)
-    set_decl(s, replace(d, elder_call=combo, stage=0))
+    set_decl(s, d._replace(elder_call=combo, stage=0))
     say(s, d.category, seat, "call", combo.stage_words(0))
     goto(s, Step.YOUNGER_ANSWER, younger_seat(s))
 
@@ -89,26 +88,26 @@ def on_answer(s: State, seat: int, a: Action) -> None:
     e = d.elder_call
     assert e is not None
     elder = elder_seat(s)
-    set_decl(s, replace(d, answers=(*d.answers, a.reply)))
+    set_decl(s, d._replace(answers=(*d.answers, a.reply)))
     say(s, d.category, seat, "answer", REPLY_WORDS[a.reply])
     if a.reply == "good":
-        set_decl(s, replace(decl(s, d.category), outcome=Outcome.ELDER))
+        set_decl(s, decl(s, d.category)._replace(outcome=Outcome.ELDER))
         log(s, elder, "score", f"Scores {e.score} for the {e.public(d.stage + 1)}", e.score)
         _win_first_call(s, elder, e, d.stage + 1, Step.ELDER_LESSER)
     elif a.reply == "not_good":
-        set_decl(s, replace(decl(s, d.category), outcome=Outcome.YOUNGER,
+        set_decl(s, decl(s, d.category)._replace(outcome=Outcome.YOUNGER,
                              younger_beat_stage=d.stage))
         s.younger_queue = (*s.younger_queue, d.category)
         _next_elder_category(s)
     elif d.stage + 1 < d.category.stages:
-        set_decl(s, replace(decl(s, d.category), stage=d.stage + 1))
+        set_decl(s, decl(s, d.category)._replace(stage=d.stage + 1))
         say(s, d.category, elder, "call", e.stage_words(d.stage + 1))
         goto(s, Step.YOUNGER_ANSWER, seat)
     else:
         # Equal at the last stage: nobody scores the category (for sequences, equal
         # best sequences cancel every sequence, Law 63). Both calls may be seen.
         tie = _equal_call(d, s.hands[seat])
-        set_decl(s, replace(decl(s, d.category), outcome=Outcome.EQUAL))
+        set_decl(s, decl(s, d.category)._replace(outcome=Outcome.EQUAL))
         s.combos = (*s.combos, ComboRecord(elder, e, "tied", e.public(2)),
                     ComboRecord(seat, tie, "tied", tie.public(2)))
         log(s, None, "score", f"Equal: nobody scores for {d.category.word}")
@@ -126,7 +125,7 @@ def on_lesser(s: State, seat: int, a: Action) -> None:
     assert isinstance(a, Call)
     combo = Combo(a.category, a.cards)
     d = decl(s, combo.category)
-    set_decl(s, replace(d, lesser=(*d.lesser, combo)))
+    set_decl(s, d._replace(lesser=(*d.lesser, combo)))
     _record_scored(s, seat, combo, 1)
     s.called_cards = s.called_cards | set(combo.cards)
     said = combo.said(1)
@@ -138,7 +137,7 @@ def on_younger_call(s: State, seat: int, a: Action) -> None:
     category = s.younger_queue[0]
     if isinstance(a, Pass):
         say(s, category, seat, "call", "Nothing")
-        set_decl(s, replace(decl(s, category), outcome=Outcome.NONE, younger_nothing=True))
+        set_decl(s, decl(s, category)._replace(outcome=Outcome.NONE, younger_nothing=True))
         _next_younger_category(s)
         return
     assert isinstance(a, Call)
@@ -146,7 +145,7 @@ def on_younger_call(s: State, seat: int, a: Action) -> None:
     d = decl(s, category)
     # She tells as much as beating elder's call took: the length, or the second stage too.
     stages = 2 if d.younger_beat_stage == 1 else 1
-    set_decl(s, replace(d, outcome=Outcome.YOUNGER, younger_call=combo, younger_told=stages))
+    set_decl(s, d._replace(outcome=Outcome.YOUNGER, younger_call=combo, younger_told=stages))
     say(s, category, seat, "call", combo.said(stages), combo.score)
     _win_first_call(s, seat, combo, stages, Step.YOUNGER_LESSER)
 

@@ -35,8 +35,9 @@ def check_pique(s: State) -> None:
     if not s.reckoned or s.pique_settled or s.repique_seat is not None:
         return
     totals = [0, 0]
+    play = Reckon.PLAY
     for e in s.events:
-        if e.reckon <= Reckon.PLAY:
+        if e.reckon <= play:
             totals[e.seat] += e.points
     if totals[0] and totals[1]:
         s.pique_settled = True  # both have scored: no pique is possible any more this deal

@@ -85,18 +85,28 @@ ANYTIME: dict[type, Handler] = {
 }
 
 
+# STEPS by step word: a str's hash is kept, an Enum member's is a Python call.
+_LEGAL_AT: dict[str, LegalFn] = {step.word: fns[0] for step, fns in STEPS.items()}
+_HANDLER_AT: dict[str, Handler | None] = {step.word: fns[1] for step, fns in STEPS.items()}
+
+
 def legal(s: State, seat: int) -> list[Legal]:
     """What `seat` may do now, each with the words a player would say."""
+    return list(_known_legal(s, seat))
+
+
+def _known_legal(s: State, seat: int) -> list[Legal]:
+    """`legal`, worked out once per state and seat (not to be changed by the caller)."""
     known: list[Legal] | None = s.legal_memo.get(seat)
     if known is None:
         known = s.legal_memo[seat] = _legal(s, seat)
-    return list(known)
+    return known
 
 
 def _legal(s: State, seat: int) -> list[Legal]:
     out: list[Legal] = []
     if s.to_move == seat:
-        out.extend(STEPS[s.step][0](s, seat))
+        out.extend(_LEGAL_AT[s.step.word](s, seat))
     elif exchange.may_announce_carte_blanche(s, seat):
         out.extend(exchange.legal_carte_blanche(s, seat))
     out.extend(showing.legal_see(s, seat))
@@ -112,9 +122,10 @@ def apply(state: State, seat: int, action: Action | dict[str, Any]) -> State:
     a = parse_action(action)
     if isinstance(a, Call):
         a = Call(a.category, sort_hand(a.cards))
-    options = legal(state, seat)
+    options = _known_legal(state, seat)
+    # (`in` a list tests identity before ==: legal's own action objects pass at once.)
     if isinstance(a, (See, NextDeal, CarteBlanche)):  # (a tuple: faster than a union)
-        if not any(o == a for o, _ in options):
+        if a not in [o for o, _ in options]:
             raise IllegalActionError(_refusal(state, seat, a))
         s = state.copy()
         ANYTIME[type(a)](s, seat, a)
@@ -128,9 +139,9 @@ def apply(state: State, seat: int, action: Action | dict[str, Any]) -> State:
         if not rules:
             raise IllegalActionError(_refusal(state, seat, a))
         exchange.check_discard(state, seat, a, rules[0])
-    elif not any(o == a for o, _ in options):
+    elif a not in [o for o, _ in options]:
         raise IllegalActionError(_refusal(state, seat, a))
-    handler = STEPS[state.step][1]
+    handler = _HANDLER_AT[state.step.word]
     assert handler is not None  # nobody is to move at a step without one
     s = state.copy()
     handler(s, seat, a)

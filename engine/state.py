@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from engine.cards import Card
 from engine.combos import Category, Combo
@@ -97,16 +97,14 @@ def part_index(reckon: Reckon, what: str) -> int:
     return _PART_OF_BONUS[what] if i is None else i
 
 
-@dataclass(frozen=True, slots=True)
-class ScoreEvent:
+class ScoreEvent(NamedTuple):
     seat: int
     points: int
     reckon: Reckon
     what: str
 
 
-@dataclass(frozen=True, slots=True)
-class LogLine:
+class LogLine(NamedTuple):
     seat: int | None
     role: str | None  # "elder" / "younger" / None
     kind: str
@@ -114,9 +112,9 @@ class LogLine:
     points: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class Declaration:
-    """One category's dialogue in the current deal."""
+class Declaration(NamedTuple):
+    """One category's dialogue in the current deal. (A named tuple: `_replace` is several
+    times quicker than dataclasses.replace, and a deal replaces one at every word.)"""
 
     category: Category
     outcome: Outcome = Outcome.PENDING
@@ -152,8 +150,7 @@ class Shown:
     cards: tuple[Card, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Trick:
+class Trick(NamedTuple):
     leader: int
     cards: tuple[tuple[Card, int], ...]
     winner: int
@@ -222,8 +219,9 @@ class State:
     def copy(self) -> State:
         """A new state with the same field values (all immutable, so independent)."""
         new = object.__new__(State)
-        new.__dict__.update(self.__dict__)
-        new.legal_memo = {}
+        fields = self.__dict__.copy()  # (a new dict, given whole: 3x quicker than update)
+        fields["legal_memo"] = {}
+        new.__dict__ = fields
         return new
 
     @property

@@ -8,7 +8,7 @@ Every function here changes the state it is given: `apply` gives the handlers a 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from engine.actions import Action
@@ -35,7 +35,9 @@ def goto(s: State, step: Step, seat: int | None) -> None:
 
 
 def log(s: State, seat: int | None, kind: str, text: str, points: int = 0) -> None:
-    s.log = (*s.log, LogLine(seat, None if seat is None else s.role(seat), kind, text, points))
+    role = None if seat is None or s.dealer is None else \
+        ("younger" if seat == s.dealer else "elder")
+    s.log = (*s.log, LogLine(seat, role, kind, text, points))
 
 
 def score(s: State, seat: int, points: int, reckon: Reckon, what: str) -> None:
@@ -72,7 +74,7 @@ def set_decl(s: State, d: Declaration) -> None:
 def say(s: State, category: Category, seat: int, kind: str, text: str, points: int = 0) -> None:
     d = decl(s, category)
     role = s.role(seat) or ""
-    set_decl(s, replace(d, said=(*d.said, f"{role.capitalize()}: {text}")))
+    set_decl(s, d._replace(said=(*d.said, f"{role.capitalize()}: {text}")))
     log(s, seat, kind, text, points)
 
 
