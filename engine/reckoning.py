@@ -10,8 +10,6 @@ from engine.state import Reckon, Result, State, Step
 from engine.table import bonus, goto, log
 
 PARTIE_DEALS = 6
-
-
 TIE_DEALS = 8
 
 

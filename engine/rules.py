@@ -21,7 +21,16 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from engine import dealing, declaring, exchange, showing, tricks
-from engine.actions import Action, Call, CarteBlanche, Discard, NextDeal, Play, See, parse_action
+from engine.actions import (
+    Action,
+    Call,
+    CarteBlanche,
+    Discard,
+    NextDeal,
+    Play,
+    See,
+    parse_action,
+)
 from engine.cards import sort_hand
 from engine.dealing import deck_for, new_partie
 from engine.declaring import current_category
@@ -30,6 +39,7 @@ from engine.reckoning import PARTIE_DEALS, TIE_DEALS, partie_result, rubicon
 from engine.showing import LEFTOVERS
 from engine.state import State, Step
 from engine.table import DiscardRule, Legal, describe
+from engine.tricks import PLAY_ENTRY as _PLAY_ENTRY
 
 __all__ = [
     "LEFTOVERS",
@@ -103,15 +113,21 @@ def _known_legal(s: State, seat: int) -> list[Legal]:
     return known
 
 
+_NEXT_DEAL: Legal = (NextDeal(), "Deal next hand")
+_DEAL_OVER = Step.DEAL_OVER  # (an Enum member read through its class is a Python call)
+
+
 def _legal(s: State, seat: int) -> list[Legal]:
-    out: list[Legal] = []
     if s.to_move == seat:
-        out.extend(_LEGAL_AT[s.step.word](s, seat))
+        out = _LEGAL_AT[s.step.word](s, seat)  # (a new list: ours to extend)
     elif exchange.may_announce_carte_blanche(s, seat):
-        out.extend(exchange.legal_carte_blanche(s, seat))
-    out.extend(showing.legal_see(s, seat))
-    if s.step is Step.DEAL_OVER:
-        out.append((NextDeal(), "Deal next hand"))
+        out = exchange.legal_carte_blanche(s, seat)
+    else:
+        out = []
+    if s.led:
+        out.extend(showing.legal_see(s, seat))
+    if s.step is _DEAL_OVER:
+        out.append(_NEXT_DEAL)
     return out
 
 
@@ -120,25 +136,33 @@ def apply(state: State, seat: int, action: Action | dict[str, Any]) -> State:
     if seat not in (0, 1) or isinstance(seat, bool):
         raise MalformedActionError(f"there is no seat {seat!r}; seats are 0 and 1")
     a = parse_action(action)
-    if isinstance(a, Call):
+    kind = type(a)
+    if kind is Call:
+        assert isinstance(a, Call)
         a = Call(a.category, sort_hand(a.cards))
     options = _known_legal(state, seat)
     # (`in` a list tests identity before ==: legal's own action objects pass at once.)
-    if isinstance(a, (See, NextDeal, CarteBlanche)):  # (a tuple: faster than a union)
+    anytime = ANYTIME.get(kind)
+    if anytime is not None:
         if a not in [o for o, _ in options]:
             raise IllegalActionError(_refusal(state, seat, a))
         s = state.copy()
-        ANYTIME[type(a)](s, seat, a)
+        anytime(s, seat, a)
         return s
     if state.to_move != seat:
         who = "nobody" if state.to_move is None else f"seat {state.to_move}"
         raise OutOfTurnError(
             f"{describe(a)} refused: it is not your turn ({who} to move, {state.step.word})")
-    if isinstance(a, Discard):
+    if kind is Discard:
+        assert isinstance(a, Discard)
         rules = [o for o, _ in options if isinstance(o, DiscardRule)]
         if not rules:
             raise IllegalActionError(_refusal(state, seat, a))
         exchange.check_discard(state, seat, a, rules[0])
+    elif kind is Play:
+        assert isinstance(a, Play)
+        if _PLAY_ENTRY[a.card.index] not in options:  # (the entries are made once per card)
+            raise IllegalActionError(_refusal(state, seat, a))
     elif a not in [o for o, _ in options]:
         raise IllegalActionError(_refusal(state, seat, a))
     handler = _HANDLER_AT[state.step.word]

@@ -215,6 +215,10 @@ class State:
     # against it. A state is never changed once new_partie or apply has returned it.
     legal_memo: dict[int, Any] = field(default_factory=dict, init=False, repr=False,
                                        compare=False)
+    # The `see` entries for each seat, for the `combos` tuple they were worked out from:
+    # carried from state to state (combos rarely change once the tricks begin).
+    see_memo: tuple[Any, ...] | None = field(default=None, init=False, repr=False,
+                                             compare=False)
 
     def copy(self) -> State:
         """A new state with the same field values (all immutable, so independent)."""

@@ -66,15 +66,16 @@ def decl(s: State, category: Category) -> Declaration:
 
 
 def set_decl(s: State, d: Declaration) -> None:
-    ds = list(s.declarations)
-    ds[d.category] = d
-    s.declarations = (ds[0], ds[1], ds[2])
+    point, sequence, sets = s.declarations
+    i = d.category
+    s.declarations = (d, sequence, sets) if i == 0 else (point, d, sets) if i == 1 \
+        else (point, sequence, d)
 
 
 def say(s: State, category: Category, seat: int, kind: str, text: str, points: int = 0) -> None:
-    d = decl(s, category)
-    role = s.role(seat) or ""
-    set_decl(s, d._replace(said=(*d.said, f"{role.capitalize()}: {text}")))
+    d = s.declarations[category]
+    who = "Younger: " if seat == s.dealer else "Elder: "
+    set_decl(s, d._replace(said=(*d.said, who + text)))
     log(s, seat, kind, text, points)
 
 

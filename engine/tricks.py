@@ -12,20 +12,20 @@ from engine.state import Reckon, State, Step, Trick
 from engine.table import Legal, goto, log, score, set_pair, younger_seat
 
 # By card index (a list: a Card's hash is a Python call). Made once: the entries, the words.
-_PLAY_ENTRY: list[Legal] = [(PLAYS[c], c.name) for c in DECK]
+PLAY_ENTRY: list[Legal] = [(PLAYS[c], c.name) for c in DECK]
 _LEADS: list[str] = [f"Leads the {c.name}" for c in DECK]
 _PLAYS_TO: list[str] = [f"Plays the {c.name}" for c in DECK]
 
 
 def legal_lead(s: State, seat: int) -> list[Legal]:
-    return [_PLAY_ENTRY[c.index] for c in s.hands[seat]]
+    return [PLAY_ENTRY[c.index] for c in s.hands[seat]]
 
 
 def legal_follow(s: State, seat: int) -> list[Legal]:
     led = s.trick[0][0].suit
     hand = s.hands[seat]
     follow = [c for c in hand if c.suit is led] or hand
-    return [_PLAY_ENTRY[c.index] for c in follow]
+    return [PLAY_ENTRY[c.index] for c in follow]
 
 
 # The hot path of a deal (24 of its ~37 actions): an Enum member read through its class
