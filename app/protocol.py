@@ -97,10 +97,179 @@ class RoomInfo(_ServerMessage):
     can_new_match: bool
 
 
+# --- the engine's view of one seat (docs/engine-api.md), as the schema describes it ----------
+# The server writes the view as the engine returns it (app/rooms.py); these models are its
+# schema, and the tests check every frame against them (no field goes undescribed).
+
+Card = Annotated[str, Field(description='a card by code: "QH", "10S"')]
+Seat = Annotated[int, Field(ge=0, le=1)]
+CategoryWord = Literal["point", "sequence", "set"]
+
+
+class _ViewPart(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class CutView(_ViewPart):
+    cards: list[Card]
+    winner: Seat
+
+
+class TrickView(_ViewPart):
+    leader: Seat
+    cards: list[tuple[Card, Seat]]
+    winner: Seat | None = None  # finished tricks only
+
+
+class Told(_ViewPart):
+    """A call as far as the table was told it; what was not said is null."""
+
+    category: CategoryWord
+    length: int | None  # point, sequence: cards in it
+    pips: int | None  # point: its pips, once told ("making 48")
+    top: str | None  # sequence: its top card's rank ("A", "10"), once told ("to the ace")
+    rank: str | None  # set: its rank
+    count: int | None  # set: 3 (trio) or 4 (quatorze)
+
+
+class DeclaringView(_ViewPart):
+    category: CategoryWord
+    stage: Literal["length", "pips", "top", "whole", "lesser"]
+
+
+class DeclarationView(_ViewPart):
+    category: CategoryWord
+    outcome: Literal["pending", "elder", "younger", "equal", "none"]
+    said: list[str]
+    elder_call: Told | None
+    elder_nothing: bool
+    answers: list[Literal["good", "not_good", "equal"]]
+    younger_call: Told | None
+    younger_nothing: bool
+    lesser: list[Told]
+    to_speak: Seat | None
+    owed: Literal["call", "answer", "lesser"] | None
+
+
+class ComboView(_ViewPart):
+    id: int
+    seat: Seat
+    category: CategoryWord
+    call: Told
+    label: str
+    points: int
+    status: Literal["scored", "tied"]
+    shown: bool
+    cards: list[Card] | None
+
+
+class ShownView(_ViewPart):
+    seat: Seat
+    what: str
+    cards: list[Card]
+
+
+class Parts(_ViewPart):
+    """A deal's score by part, in Law 67 order."""
+
+    carte_blanche: int
+    point: int
+    sequences: int
+    sets: int
+    play: int  # leads and tricks, the last trick's extra point included
+    cards: int
+    capot: int
+    pique: int
+    repique: int
+
+
+class ScoresView(_ViewPart):
+    deal: list[int]
+    partie: list[int]
+    sheet: list[list[int]]
+    parts: list[Parts]  # this deal, one per seat
+    sheet_parts: list[list[Parts]]  # one row per deal, beside `sheet`
+
+
+class SeenView(_ViewPart):
+    discards: list[Card]
+    rest_of_five: list[Card]
+    exposed: list[Card]
+    shown: list[Card]
+    played: list[Card]
+
+
+class BonusView(_ViewPart):
+    seat: Seat
+    kind: Literal["carte_blanche", "repique", "pique", "capot", "cards"]
+    points: int
+
+
+class ResultView(_ViewPart):
+    winner: Seat | None
+    totals: list[int]
+    points: int
+    rubiconed: bool
+    text: str
+
+
+class LogLineView(_ViewPart):
+    seat: Seat | None
+    role: Literal["elder", "younger"] | None
+    kind: str
+    text: str
+    points: int
+
+
+class LegalEntry(BaseModel):
+    """An action this seat may send now, plus its `label`; `discard` is a template
+    (`min`, `max`, `expose_choice`). See docs/engine-api.md, `legal`."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+    type: Literal["choose_dealer", "carte_blanche", "discard", "call", "pass", "answer",
+                  "play", "see", "next_deal"]
+    label: str
+
+
+class View(_ViewPart):
+    """Everything one seat may see (docs/engine-api.md, "The view")."""
+
+    seat: Seat
+    phase: Literal["cut", "exchange", "declare", "play", "deal_over", "partie_over"]
+    step: str
+    to_move: Seat | None
+    deal_number: int
+    deals_in_partie: int
+    dealer: Seat | None
+    elder: Seat | None
+    role: Literal["elder", "younger"] | None
+    cut: CutView | None
+    hand: list[Card]
+    discards: list[Card]
+    seen_stock: list[Card]
+    opponent_hand_count: int
+    stock_count: int
+    exposed_stock: list[Card]
+    took: list[int | None]
+    trick: TrickView | None
+    tricks: list[TrickView]
+    tricks_won: list[int]
+    declaring: DeclaringView | None
+    declarations: list[DeclarationView]
+    combos: list[ComboView]
+    shown: list[ShownView]
+    scores: ScoresView
+    seen: SeenView
+    bonuses: list[BonusView]
+    result: ResultView | None
+    log: list[LogLineView] | None = None  # engine.view(log=True); not in a state message
+    legal: list[LegalEntry]
+
+
 class StateMessage(_ServerMessage):
     type: Literal["state"] = "state"
     version: int
-    view: dict[str, Any]  # the engine's view of this seat, without its "log"
+    view: View  # the engine's view of this seat, without its "log"
     new_log: list[dict[str, Any]]  # log lines new to this socket
     log_reset: bool  # true: new_log is the whole log of this deal (replace, don't append)
     room: RoomInfo

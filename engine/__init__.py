@@ -16,8 +16,18 @@ from engine.actions import (
 from engine.cards import CARD_NAMES, DECK, Card, Rank, Suit
 from engine.combos import Category, Combo
 from engine.errors import IllegalActionError, MalformedActionError, OutOfTurnError, PiquetError
-from engine.rules import DiscardRule, apply, legal, legal_json, new_partie, replay, rubicon
-from engine.state import Phase, State, Step
+from engine.rules import (
+    DiscardRule,
+    apply,
+    deck_for,
+    legal,
+    legal_json,
+    new_partie,
+    partie_result,
+    replay,
+    rubicon,
+)
+from engine.state import PARTS, Phase, Result, State, Step
 from engine.view import deal_log, view
 
 legal_actions = legal
@@ -25,6 +35,7 @@ legal_actions = legal
 __all__ = [
     "CARD_NAMES",
     "DECK",
+    "PARTS",
     "Action",
     "Answer",
     "Call",
@@ -44,17 +55,20 @@ __all__ = [
     "PiquetError",
     "Play",
     "Rank",
+    "Result",
     "See",
     "State",
     "Step",
     "Suit",
     "apply",
     "deal_log",
+    "deck_for",
     "legal",
     "legal_actions",
     "legal_json",
     "new_partie",
     "parse_action",
+    "partie_result",
     "replay",
     "rubicon",
     "view",

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from engine.cards import Card, parse_cards
+from engine.cards import DECK, Card, parse_cards
 from engine.combos import Category
 from engine.errors import MalformedActionError
 
@@ -81,6 +81,11 @@ class Play:
         return {"type": "play", "card": str(self.card)}
 
 
+# One Play per card, made once: legal lists them and parse_action returns them, so
+# checking a play against legal is mostly an identity test.
+PLAYS: dict[Card, Play] = {c: Play(c) for c in DECK}
+
+
 @dataclass(frozen=True, slots=True)
 class See:
     combo: int  # an id from the view's `combos`
@@ -97,6 +102,7 @@ class NextDeal:
 
 Action = ChooseDealer | CarteBlanche | Discard | Call | Pass | Answer | Play | See | NextDeal
 ACTION_TYPES = (ChooseDealer, CarteBlanche, Discard, Call, Pass, Answer, Play, See, NextDeal)
+_ACTION_TYPES = frozenset(ACTION_TYPES)  # (final classes: a set lookup beats isinstance)
 
 
 def _field(obj: Mapping[str, Any], name: str, kind: type | tuple[type, ...]) -> Any:
@@ -122,10 +128,13 @@ def _cards(obj: Mapping[str, Any]) -> tuple[Card, ...]:
 
 def parse_action(obj: Any) -> Action:
     """The Action a JSON dict describes; MalformedActionError if it describes none."""
-    if isinstance(obj, ACTION_TYPES):
-        return obj
-    if type(obj) is not dict and not isinstance(obj, Mapping):  # (dict first: ABCs are slow)
-        raise MalformedActionError(f"an action must be a JSON object, not {obj!r}")
+    if type(obj) in _ACTION_TYPES:
+        return obj  # type: ignore[no-any-return]  # (an Action: its type is one of them)
+    if type(obj) is not dict:  # (dict first: ABCs are slow)
+        if isinstance(obj, ACTION_TYPES):
+            return obj
+        if not isinstance(obj, Mapping):
+            raise MalformedActionError(f"an action must be a JSON object, not {obj!r}")
     kind = obj.get("type")
     if kind == "choose_dealer":
         return ChooseDealer(_field(obj, "deal", bool))
@@ -152,7 +161,7 @@ def parse_action(obj: Any) -> Action:
             raise MalformedActionError(f"unknown reply {reply!r} (good, not_good or equal)")
         return Answer(reply)
     if kind == "play":
-        return Play(Card.parse(_field(obj, "card", str)))
+        return PLAYS[Card.parse(_field(obj, "card", str))]
     if kind == "see":
         return See(_field(obj, "combo", int))
     if kind == "next_deal":

@@ -8,6 +8,7 @@ the random-play tests and benchmarks).
 from __future__ import annotations
 
 import enum
+import operator
 from collections.abc import Iterable
 from typing import ClassVar
 
@@ -147,9 +148,12 @@ def parse_cards(items: Iterable[str]) -> tuple[Card, ...]:
     return tuple(Card.parse(x) for x in items)
 
 
+_BY_INDEX = operator.attrgetter("index")
+
+
 def sort_hand(cards: Iterable[Card]) -> tuple[Card, ...]:
     """By suit (spades, hearts, clubs, diamonds), then ace high."""
-    return tuple(sorted(cards, key=lambda c: c.index))
+    return tuple(sorted(cards, key=_BY_INDEX))
 
 
 def is_carte_blanche(hand: Iterable[Card]) -> bool:

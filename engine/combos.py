@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import enum
 import functools
+import operator
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from engine.cards import Card, Rank, Suit, sort_hand
 
@@ -97,6 +99,24 @@ class Combo:
             return name if stages < 2 else f"{name} to the {self.cards[0].rank.title.lower()}"
         return self.label.lower()
 
+    def told(self, stages: int) -> dict[str, Any]:
+        """What the table has been told of this call after `stages` stages, as data (the
+        view's call records): a point's length then its pips, a sequence's length then its
+        top card's rank, a set's rank and count (told whole). Untold items are None."""
+        out: dict[str, Any] = {"category": self.category.word, "length": None, "pips": None,
+                               "top": None, "rank": None, "count": None}
+        if self.category is Category.SET:
+            out["rank"] = self.cards[0].rank.symbol
+            out["count"] = len(self.cards)
+            return out
+        out["length"] = len(self.cards)
+        if stages >= 2:
+            if self.category is Category.POINT:
+                out["pips"] = self.key[1]
+            else:
+                out["top"] = self.cards[0].rank.symbol
+        return out
+
     def said(self, stages: int) -> str:
         """The words a player says for this call: "Point of five", "A quart", "Quart to the ace"."""
         words = self.public(stages)
@@ -151,38 +171,64 @@ def runs(hand: Iterable[Card]) -> list[list[Card]]:
 
 
 def natural_calls(category: Category, hand: Sequence[Card]) -> tuple[Combo, ...]:
-    """Every call the table offers for this hand in this category, best first."""
+    """Every call the table offers for this hand in this category, best first (calls that
+    compare equal in the hand's order: spades, hearts, clubs, diamonds)."""
     return _natural_calls(category, tuple(hand))
+
+
+_BY_KEY = operator.attrgetter("key")
 
 
 @functools.lru_cache(maxsize=256)
 def _natural_calls(category: Category, hand: tuple[Card, ...]) -> tuple[Combo, ...]:
     # Cached, but only a little: legal() is worked out once per state already, and at
-    # 8,192 entries (~1.3 KiB each) it grew to ~11 MB in a busy server.
+    # 8,192 entries (~1.3 KiB each) it grew to ~11 MB in a busy server. The calls of one
+    # suit (or one rank, for sets) are cached for good: there are at most a few thousand.
+    calls: list[Combo] = []
+    if category is Category.SET:
+        groups: dict[Rank, list[Card]] = {}
+        for c in sort_hand(hand):
+            if c.rank >= Rank.TEN:
+                groups.setdefault(c.rank, []).append(c)
+        for group in groups.values():
+            if len(group) >= 3:
+                calls.extend(_group_calls(Category.SET, tuple(group)))
+    else:
+        suits: tuple[list[Card], ...] = ([], [], [], [])
+        for c in sort_hand(hand):
+            suits[c.suit].append(c)
+        for cards in suits:
+            if cards:
+                calls.extend(_group_calls(category, tuple(cards)))
+    calls.sort(key=_BY_KEY, reverse=True)
+    return tuple(calls)
+
+
+_GROUP_CALLS: dict[tuple[Category, tuple[Card, ...]], tuple[Combo, ...]] = {}
+
+
+def _group_calls(category: Category, cards: tuple[Card, ...]) -> tuple[Combo, ...]:
+    """The calls within one suit's cards (point, sequence) or one rank's (set), high
+    first, in the order natural_calls lists equal calls."""
+    known = _GROUP_CALLS.get((category, cards))
+    if known is not None:
+        return known
     calls: list[Combo] = []
     if category is Category.POINT:
-        for cards in by_suit(hand).values():
-            for n in range(len(cards), 0, -1):
-                calls.append(Combo(Category.POINT, tuple(cards[:n])))
+        for n in range(len(cards), 0, -1):
+            calls.append(Combo(Category.POINT, cards[:n]))
     elif category is Category.SEQUENCE:
-        for run in runs(hand):
+        for run in runs(cards):
             for n in range(len(run), 2, -1):
                 for start in range(0, len(run) - n + 1):
                     calls.append(Combo(Category.SEQUENCE, tuple(run[start:start + n])))
     else:
-        groups: dict[Rank, list[Card]] = {}
-        for c in hand:
-            if c.rank >= Rank.TEN:
-                groups.setdefault(c.rank, []).append(c)
-        for rank_cards in groups.values():
-            group = sort_hand(rank_cards)
-            if len(group) >= 3:
-                calls.append(Combo(Category.SET, group))
-            if len(group) == 4:
-                for left_out in group:
-                    calls.append(Combo(Category.SET, tuple(c for c in group if c is not left_out)))
-    calls.sort(key=lambda c: c.key, reverse=True)
-    return tuple(calls)
+        calls.append(Combo(Category.SET, cards))
+        if len(cards) == 4:
+            for left_out in cards:
+                calls.append(Combo(Category.SET, tuple(c for c in cards if c is not left_out)))
+    found = _GROUP_CALLS[(category, cards)] = tuple(calls)
+    return found
 
 
 def best_call(category: Category, hand: Sequence[Card]) -> Combo | None:

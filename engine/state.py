@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from engine.cards import Card
 from engine.combos import Category, Combo
@@ -84,16 +84,27 @@ class Outcome(enum.Enum):
         self.word = word
 
 
-@dataclass(frozen=True, slots=True)
-class ScoreEvent:
+# The parts of a deal's score, in Law 67 order (the view's `scores.parts`).
+PARTS = ("carte_blanche", "point", "sequences", "sets", "play", "cards", "capot",
+         "pique", "repique")
+_PART_OF_RECKON = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4}
+_PART_OF_BONUS = {"cards": 5, "capot": 6, "pique": 7, "repique": 8}
+
+
+def part_index(reckon: Reckon, what: str) -> int:
+    """Which of PARTS a score event belongs to."""
+    i = _PART_OF_RECKON.get(int(reckon))
+    return _PART_OF_BONUS[what] if i is None else i
+
+
+class ScoreEvent(NamedTuple):
     seat: int
     points: int
     reckon: Reckon
     what: str
 
 
-@dataclass(frozen=True, slots=True)
-class LogLine:
+class LogLine(NamedTuple):
     seat: int | None
     role: str | None  # "elder" / "younger" / None
     kind: str
@@ -101,9 +112,9 @@ class LogLine:
     points: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class Declaration:
-    """One category's dialogue in the current deal."""
+class Declaration(NamedTuple):
+    """One category's dialogue in the current deal. (A named tuple: `_replace` is several
+    times quicker than dataclasses.replace, and a deal replaces one at every word.)"""
 
     category: Category
     outcome: Outcome = Outcome.PENDING
@@ -111,6 +122,13 @@ class Declaration:
     stage: int = 0  # the stage younger is answering
     younger_beat_stage: int | None = None  # the stage at which younger said "not good"
     said: tuple[str, ...] = ()
+    # The same dialogue as data (the view's declarations): what each seat said, no more.
+    elder_nothing: bool = False  # elder said "Nothing"
+    answers: tuple[str, ...] = ()  # younger's replies, stage by stage: good/not_good/equal
+    younger_call: Combo | None = None  # her call after the lead
+    younger_told: int = 0  # how many stages of it she told
+    younger_nothing: bool = False  # she said "Nothing" after the lead
+    lesser: tuple[Combo, ...] = ()  # the winner's lesser calls (told by length only)
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +140,7 @@ class ComboRecord:
     status: str  # "scored" | "tied"
     public: str  # what the other seat was told of it, e.g. "quart" (Combo.public)
     shown: bool = False
+    told: int = 2  # how many stages of it the other seat was told (Combo.told)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,8 +150,7 @@ class Shown:
     cards: tuple[Card, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Trick:
+class Trick(NamedTuple):
     leader: int
     cards: tuple[tuple[Card, int], ...]
     winner: int
@@ -191,16 +209,23 @@ class State:
     led: bool  # elder has made the first lead
     events: tuple[ScoreEvent, ...]
     bonuses: tuple[tuple[int, str, int], ...]
+    # Each finished deal's scores by part (PARTS), one row per deal beside `sheet`.
+    sheet_parts: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = ()
     # `legal(state, seat)` by seat, worked out once: the view lists it and apply checks
     # against it. A state is never changed once new_partie or apply has returned it.
     legal_memo: dict[int, Any] = field(default_factory=dict, init=False, repr=False,
                                        compare=False)
+    # The `see` entries for each seat, for the `combos` tuple they were worked out from:
+    # carried from state to state (combos rarely change once the tricks begin).
+    see_memo: tuple[Any, ...] | None = field(default=None, init=False, repr=False,
+                                             compare=False)
 
     def copy(self) -> State:
         """A new state with the same field values (all immutable, so independent)."""
         new = object.__new__(State)
-        new.__dict__.update(self.__dict__)
-        new.legal_memo = {}
+        fields = self.__dict__.copy()  # (a new dict, given whole: 3x quicker than update)
+        fields["legal_memo"] = {}
+        new.__dict__ = fields
         return new
 
     @property
@@ -225,6 +250,13 @@ class State:
         for e in self.events:
             s[e.seat] += e.points
         return (s[0], s[1])
+
+    def deal_parts(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """This deal's scores so far by part (PARTS), for each seat."""
+        parts = [[0] * len(PARTS), [0] * len(PARTS)]
+        for e in self.events:
+            parts[e.seat][part_index(e.reckon, e.what)] += e.points
+        return (tuple(parts[0]), tuple(parts[1]))
 
     def partie_scores(self, deal: tuple[int, int] | None = None) -> tuple[int, int]:
         """Totals over the finished deals plus the deal in progress (its scores may be

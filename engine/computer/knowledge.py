@@ -1,7 +1,8 @@
 """What one seat knows, read from its view alone (never the State).
 
-Every level that counts cards reads the view through `know(view)`, so that when the
-view carries this knowledge as data (issue 11) only this module changes.
+Every level that counts cards reads the view through `know(view)`, and only through
+the view's data: cards seen, the trick record, and the opponent's calls as told
+records (`declarations[i].elder_call` / `younger_call`, `answers`); never a word.
 
 Cards are ints 0..31 here: `suit * 8 + (rank - 7)`, so a suit is a byte of a 32-bit
 mask and a higher bit within it is a higher card (the solver's representation).
@@ -9,7 +10,6 @@ mask and a higher bit within it is a higher card (the solver's representation).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,14 +23,6 @@ CARD_OBJ: dict[int, Card] = {CARD_OF[c.code]: c for c in DECK}
 PIPS = [11 if r == 7 else min(r + 7, 10) for r in range(8)] * 4  # by card int
 SUIT_MASK = [0xFF << (8 * s) for s in range(4)]
 FULL = 0xFFFFFFFF
-
-_NUMBERS = {"three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
-_SEQUENCES = {"tierce": 3, "quart": 4, "quint": 5, "sixième": 6, "septième": 7,
-              "huitième": 8}
-_RANKS = {"seven": 0, "eight": 1, "nine": 2, "ten": 3, "jack": 4, "queen": 5, "king": 6,
-          "ace": 7, "sevens": 0, "eights": 1, "nines": 2, "tens": 3, "jacks": 4,
-          "queens": 5, "kings": 6, "aces": 7}
-
 
 def card(code: str) -> int:
     return CARD_OF[code]
@@ -117,15 +109,14 @@ def know(view: View) -> Knowledge:
                 if (c >> 3) != led and cards[0][1] != opp:
                     voids.add(led)
     took = view["took"]
-    opp_took = took[opp]
+    opp_took = took[opp] or 0  # null until she has exchanged
     opp_known = 0
     opp_maybe = 0
     stock_known = 0
     seen = [CARD_OF[c] for c in view["seen_stock"]]
     if seen:  # elder's rest of five: the top of the stock younger draws from
-        younger_took = took[opp]
-        if view["step"] in ("elder_exchange", "younger_discard", "younger_exchange") \
-                and not younger_took:
+        younger_took = opp_took
+        if not younger_took:
             stock_known |= mask(seen)
         else:
             opp_known |= mask(seen[:younger_took])
@@ -152,48 +143,31 @@ def know(view: View) -> Knowledge:
                      voids, claims, denied)
 
 
-_ROLE = re.compile(r"^(Elder|Younger): (.*)$")
+_RANK_INDEX = {"7": 0, "8": 1, "9": 2, "10": 3, "J": 4, "Q": 5, "K": 6, "A": 7}
 
 
 def _claims(view: View, opp: int, i_am_elder: bool) -> tuple[list[Claim], set[str]]:
-    """The opponent's calls as claims, from what was said (words until the view carries
-    them as data: issue 11)."""
-    opp_role = "Younger" if i_am_elder else "Elder"
+    """The opponent's calls as claims, from the view's told records (`declarations`:
+    `elder_call` / `younger_call`, as far as each was said), and the categories where she,
+    younger, answered my call "good"."""
+    hers = "younger_call" if i_am_elder else "elder_call"
     claims: list[Claim] = []
     denied: set[str] = set()
     for d in view["declarations"]:
         cat = d["category"]
-        claim = Claim(cat)
-        for line in d["said"]:
-            m = _ROLE.match(line)
-            if not m or m.group(1) != opp_role:
+        if i_am_elder and "good" in (d.get("answers") or []):
+            denied.add(cat)
+        told = d.get(hers)
+        if not told:
+            continue
+        if cat == "set":
+            if told.get("rank") is None or not told.get("count"):
                 continue
-            words = m.group(2).lower()
-            if words == "good" and i_am_elder:
-                denied.add(cat)
-            if words in ("good", "not good", "equal", "nothing"):
-                continue
-            if cat == "point":
-                p = re.search(r"point of (\w+)", words)
-                if p and p.group(1) in _NUMBERS:
-                    claim.length = max(claim.length, _NUMBERS[p.group(1)])
-                p = re.search(r"making (\d+)", words)
-                if p:
-                    claim.pips = int(p.group(1))
-            elif cat == "sequence":
-                for name, n in _SEQUENCES.items():
-                    if name in words:
-                        claim.length = max(claim.length, n)
-                p = re.search(r"to the (\w+)", words)
-                if p and p.group(1) in _RANKS:
-                    claim.top = _RANKS[p.group(1)]
-            else:
-                p = re.search(r"(three|four) (\w+)", words)
-                if p and p.group(2) in _RANKS:
-                    claim.length = _NUMBERS[p.group(1)]
-                    claim.rank = _RANKS[p.group(2)]
-        if claim.length:
-            claims.append(claim)
+            claims.append(Claim(cat, told["count"], rank=_RANK_INDEX[told["rank"]]))
+        elif told.get("length"):
+            top = told.get("top")
+            claims.append(Claim(cat, told["length"], pips=told.get("pips"),
+                                top=None if top is None else _RANK_INDEX[top]))
     return claims, denied
 
 

@@ -13,7 +13,7 @@ import random
 
 from engine.computer.knowledge import SUIT_MASK, Knowledge, bits, holds
 
-TRIES = 60  # draws per sample before settling for the one that broke fewest calls
+TRIES = 100  # draws per sample before settling for the one that broke fewest calls
 
 
 def sample_hands(k: Knowledge, n: int, rng: random.Random) -> list[int]:
@@ -22,16 +22,20 @@ def sample_hands(k: Knowledge, n: int, rng: random.Random) -> list[int]:
     for s in k.voids:
         pool &= ~SUIT_MASK[s]
     pool &= ~k.opp_known
-    cards = bits(pool)
-    need = k.opp_hand_count - bin(k.opp_known).count("1")
-    need = max(0, min(need, len(cards)))
+    size = k.opp_hand_count
     out: list[int] = []
     for _ in range(n):
         best = 0
         best_broken = 99
         for _ in range(TRIES):
-            h = k.opp_known
-            for c in rng.sample(cards, need):
+            h = _placed(k, pool, rng)
+            free = bits(pool & ~h)
+            need = size - bin(h).count("1")
+            if need < 0 or need > len(free):
+                h = k.opp_known
+                free = bits(pool)
+                need = max(0, min(size - bin(h).count("1"), len(free)))
+            for c in rng.sample(free, need):
                 h |= 1 << c
             at_call = h | k.opp_played
             broken = sum(1 for claim in k.claims if not holds(claim, at_call))
@@ -41,6 +45,38 @@ def sample_hands(k: Knowledge, n: int, rng: random.Random) -> list[int]:
                     break
         out.append(best)
     return out
+
+
+def _placed(k: Knowledge, pool: int, rng: random.Random) -> int:
+    """Her known cards, and cards placed to make her set and sequence calls: a set's
+    cards of its rank, a sequence's run in a suit where it can lie (chosen at random
+    among those places); the point is left to the draw and checked after it."""
+    h = k.opp_known
+    here = h | k.opp_played  # cards she holds or held since the declaring
+    for claim in k.claims:
+        if claim.category == "set" and claim.rank is not None:
+            cards = [8 * s + claim.rank for s in range(4)]
+            have = [c for c in cards if here >> c & 1]
+            can = [c for c in cards if pool >> c & 1 and not here >> c & 1]
+            want = claim.length - len(have)
+            if 0 < want <= len(can):
+                for c in rng.sample(can, want):
+                    h |= 1 << c
+                    here |= 1 << c
+        elif claim.category == "sequence":
+            places = []
+            for s in range(4):
+                tops = range(claim.length - 1, 8) if claim.top is None else [claim.top]
+                for top in tops:
+                    run = [8 * s + top - i for i in range(claim.length)]
+                    if all((here | pool) >> c & 1 for c in run):
+                        places.append(run)
+            if places and not holds(claim, here):
+                for c in rng.choice(places):
+                    if not here >> c & 1:
+                        h |= 1 << c
+                        here |= 1 << c
+    return h
 
 
 def sample_before_exchange(k: Knowledge, rng: random.Random) -> tuple[int, list[int]]:

@@ -19,9 +19,8 @@ def cards(text: str | Iterable[str]) -> list[Card]:
     return [Card.parse(x) for x in items]
 
 
-def stack(elder: str, younger: str, stock: str, packet: int = 2) -> list[Card]:
-    """A deck order that deals `elder` and `younger` their twelve and leaves `stock`
-    (top card first). Cards not named are filled in from what is left."""
+def fill(elder: str, younger: str, stock: str) -> tuple[list[Card], list[Card], list[Card]]:
+    """The three parts of a deal with the cards not named filled in from what is left."""
     e, y, st = cards(elder), cards(younger), cards(stock)
     named = e + y + st
     assert len(set(named)) == len(named), "a card is named twice"
@@ -29,19 +28,22 @@ def stack(elder: str, younger: str, stock: str, packet: int = 2) -> list[Card]:
     for part, size in ((e, 12), (y, 12), (st, 8)):
         while len(part) < size:
             part.append(rest.pop())
-    deck: list[Card] = []
-    e_left, y_left = list(e), list(y)
-    while e_left or y_left:
-        deck += e_left[:packet]
-        e_left = e_left[packet:]
-        deck += y_left[:packet]
-        y_left = y_left[packet:]
-    return deck + st
+    return e, y, st
+
+
+def stack(elder: str, younger: str, stock: str, packet: int = 2) -> list[Card]:
+    """A deck order that deals `elder` and `younger` their twelve and leaves `stock`
+    (top card first). Cards not named are filled in from what is left."""
+    return list(engine.deck_for(*fill(elder, younger, stock), packet=packet))
 
 
 def deal(elder: str, younger: str, stock: str = "", *more: Sequence[Card]) -> State:
-    """A partie whose first deal is stacked, seat 1 dealing (seat 0 is elder)."""
-    return engine.new_partie(seed=7, decks=[stack(elder, younger, stock), *more], first_dealer=1)
+    """A partie whose first deal is dealt these cards, seat 1 dealing (seat 0 is elder);
+    `more` are the next deals' packs."""
+    if more:
+        return engine.new_partie(seed=7, decks=[stack(elder, younger, stock), *more],
+                                 first_dealer=1)
+    return engine.new_partie(seed=7, hands=[fill(elder, younger, stock)], first_dealer=1)
 
 
 def labels(s: State, seat: int) -> list[str]:

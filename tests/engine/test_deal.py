@@ -102,3 +102,30 @@ def test_a_fixed_deck_deals_exactly_as_stacked() -> None:
     s = engine.new_partie(seed=1, decks=[deck], first_dealer=1)
     assert hand(s, ELDER) == "AS KS QS JS 10S 9S QH JH 10H 9H 8H 7H"
     assert hand(s, YOUNGER) == "AH KH AC KC QC JC 10C 9C 8C 7C AD KD"
+
+
+@pytest.mark.parametrize("packet", [2, 3])
+def test_hands_are_dealt_to_elder_and_younger_whoever_deals(packet: int) -> None:
+    first = ("AS KS QS JS 10S 9S QH JH 10H 9H 8H 7H",
+             "AH KH AC KC QC JC 10C 9C 8C 7C AD KD", "7D 8D 8S 7S QD JD 10D 9D")
+    second = (first[1], first[0], "QD 7S 8S 8D 7D JD 10D 9D")
+    s = engine.new_partie(seed=3, hands=[first, second], packet=packet)
+    s = say(s, s.to_move, "I'll deal")  # the cut's winner deals: the other seat is elder
+    for elder, younger, stock in (first, second):
+        assert hand(s, s.elder) == elder and hand(s, s.younger) == younger
+        assert " ".join(map(str, s.stock)) == stock
+        if s.deal_number == 1:
+            s = say(_quick_deal(s), 0, "Deal next hand")
+    as_cards = (cards(first[0]), cards(first[1]), cards(first[2]))  # Card values do too
+    assert engine.new_partie(seed=3, hands=[as_cards], first_dealer=0).hands[1] == \
+        tuple(as_cards[0])
+
+
+@pytest.mark.parametrize(("elder", "younger", "stock"), [
+    ("AS KS", "QS JS", "10S"),  # too few
+    ("AS AS QS JS 10S 9S QH JH 10H 9H 8H 7H",  # a card twice
+     "AH KH AC KC QC JC 10C 9C 8C 7C AD KD", "7D 8D 8S 7S QD JD 10D 9D"),
+])
+def test_hands_that_are_not_a_pack_are_refused(elder: str, younger: str, stock: str) -> None:
+    with pytest.raises(ValueError):
+        engine.new_partie(seed=1, hands=[(elder, younger, stock)])

@@ -138,3 +138,38 @@ def test_the_same_view_gives_the_same_decision(name: str) -> None:
             action = decide(name, v, True) if seat == 0 else other(v)
         s = engine.apply(s, seat, action)
     assert decisions >= 60
+
+
+def test_strong_samples_only_hands_that_make_her_calls_and_miss_her_void_suits() -> None:
+    """The sampler keeps to what the seat heard and saw: every sampled hand, with the
+    cards she has played, makes each call she told, holds no card of a suit she showed
+    out of, and none the seat has seen elsewhere."""
+    from engine.computer.knowledge import SUIT_MASK, holds, know
+    from engine.computer.sampler import sample_hands
+
+    rng = random.Random("samples")
+    checked_claims = checked_voids = 0
+    for _ in range(4):
+        s = engine.new_partie(rng.getrandbits(64))
+        while s.step is not Step.PARTIE_OVER:
+            seat = s.to_move if s.to_move is not None else 0
+            v = engine.view(s, seat)
+            if not v["legal"]:
+                seat = 1 - seat
+                v = engine.view(s, seat)
+            if v["step"] in ("lead", "follow") and v["to_move"] == seat:
+                k = know(v)
+                real = s.hands[1 - seat]
+                assert k.opp_hand_count == len(real)
+                for h in sample_hands(k, 6, random.Random(1)):
+                    assert bin(h).count("1") == len(real)
+                    assert not h & (k.hand | k.played)
+                    for claim in k.claims:
+                        # her real hand makes the claim, so a sample can and must
+                        assert holds(claim, h | k.opp_played)
+                        checked_claims += 1
+                    for suit in k.voids:
+                        assert not h & SUIT_MASK[suit]
+                        checked_voids += 1
+            s = engine.apply(s, seat, decide("basic", v, True))
+    assert checked_claims > 100 and checked_voids > 10

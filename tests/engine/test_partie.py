@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import pytest
+
 import engine
 from engine import Card, State, Step
 from tests.engine.kit import play_out_tricks, say, stack
@@ -109,3 +111,28 @@ def test_rubicon_a_loser_under_100_pays_both_totals_plus_100_even_if_the_winner_
     r = engine.rubicon((89, 97))
     assert (r.winner, r.points, r.rubiconed) == (1, 286, True)
     assert engine.rubicon((120, 99)).points == 319
+
+
+def test_a_parties_result_is_worked_out_from_its_deal_scores() -> None:
+    """engine.partie_result: the same settlement as a partie played out, from the sheet."""
+    s = partie([SIX_ALL] * 5 + [CAPOT])
+    for _ in range(5):
+        s = say(play_deal(s), 0, "Deal next hand")
+    s = play_deal(s, capot=True)
+    assert engine.partie_result(s.sheet) == s.result
+    eight = [(7, 7)] * 6 + [(20, 3), (0, 15)]
+    r = engine.partie_result(eight)
+    assert (r.winner, r.totals, r.points, r.rubiconed) == (0, (62, 60), 222, True)
+    assert engine.partie_result([(7, 7)] * 8).winner is None
+
+
+@pytest.mark.parametrize("deals", [
+    [(7, 7)] * 6,  # level after six: two more are played
+    [(10, 0)] + [(7, 7)] * 7,  # not level after six: there is no seventh
+    [(7, 0)] * 5,
+    [(7, 7)] * 9,
+])
+def test_a_result_needs_six_deals_or_eight_after_a_level_six(
+        deals: list[tuple[int, int]]) -> None:
+    with pytest.raises(ValueError):
+        engine.partie_result(deals)

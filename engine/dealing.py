@@ -1,0 +1,182 @@
+"""The cut and the deal (RULES.md §1): a new partie, the cut's winner choosing who
+deals, twelve each in twos or threes, the stock, the deal alternating."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from engine.actions import Action, ChooseDealer
+from engine.cards import DECK, Card, is_carte_blanche, sort_hand
+from engine.combos import Category
+from engine.reckoning import PARTIE_DEALS
+from engine.state import Declaration, State, Step
+from engine.table import Legal, goto, log
+
+Cards = str | Sequence[Card | str]  # Card values, codes, or codes in one string: "AS KS QS"
+
+
+def _cards(cards: Cards) -> tuple[Card, ...]:
+    items = cards.split() if isinstance(cards, str) else cards
+    return tuple(c if isinstance(c, Card) else Card.parse(c) for c in items)
+
+
+def deck_for(elder: Cards, younger: Cards, stock: Cards, *, packet: int = 2) -> tuple[Card, ...]:
+    """The pack's order that deals `elder` and `younger` these twelve cards each (dealt in
+    packets of `packet`, elder first) and leaves `stock` (eight, top card first).
+    ValueError unless the three hold the 32 cards once each."""
+    e, y, st = _cards(elder), _cards(younger), _cards(stock)
+    if (len(e), len(y), len(st)) != (12, 12, 8):
+        raise ValueError(f"a deal is 12, 12 and 8 cards, not {len(e)}, {len(y)}, {len(st)}")
+    if sorted((*e, *y, *st)) != sorted(DECK):
+        raise ValueError("a deal must hold the 32 cards once each")
+    deck: list[Card] = []
+    for i in range(0, 12, packet):
+        deck += e[i:i + packet]
+        deck += y[i:i + packet]
+    return (*deck, *st)
+
+
+def new_partie(
+    seed: int,
+    *,
+    hands: Sequence[tuple[Cards, Cards, Cards]] = (),
+    decks: Sequence[Sequence[Card | str]] = (),
+    packet: int = 2,
+    first_dealer: int | None = None,
+) -> State:
+    """A new partie. The cut is made here; its winner then chooses who deals.
+
+    `hands` gives the first deals' cards, one (elder, younger, stock) triple per deal:
+    12, 12 and 8 cards (stock top card first), whoever turns out to be elder. `decks`
+    does the same as whole packs in dealing order (`deck_for` turns one into the other).
+    Later deals are shuffled from `seed`. `first_dealer` skips the cut.
+    """
+    if packet not in (2, 3):
+        raise ValueError("cards are dealt in twos or threes")
+    if hands and decks:
+        raise ValueError("give the first deals as hands or as decks, not both")
+    if hands:
+        decks = [deck_for(*h, packet=packet) for h in hands]
+    fixed = tuple(tuple(c if isinstance(c, Card) else Card.parse(c) for c in d) for d in decks)
+    for d in fixed:
+        if sorted(d) != sorted(DECK):
+            raise ValueError("a fixed deck must hold the 32 cards once each")
+    empty: tuple[Card, ...] = ()
+    state = State(
+        seed=seed, decks=fixed, packet=packet, step=Step.CHOOSE_DEALER, to_move=None,
+        cut=None, cut_winner=None, first_dealer=first_dealer, deal_number=0,
+        deals_in_partie=PARTIE_DEALS, dealer=None, sheet=(), log=(), result=None,
+        hands=(empty, empty), stock=empty, discards=(empty, empty), took=(None, None),
+        seen_stock=empty, carte_blanche=None, carte_blanche_take=None, younger_pending_draw=0,
+        expose=False, exposed=empty, declarations=_fresh_declarations(), younger_queue=(),
+        first_call=None, called_cards=frozenset(), reckoned=False, pique_settled=False,
+        repique_seat=None, combos=(), shown=(), trick=(), trick_leader=0, tricks=(),
+        tricks_won=(0, 0), led=False, events=(), bonuses=(),
+    )
+    if first_dealer is not None:
+        if first_dealer not in (0, 1):
+            raise ValueError("first_dealer is seat 0 or 1")
+        start_deal(state)
+        return state
+    # The cut (RULES.md §1): each seat cuts a card; the higher rank chooses; a tie re-cuts.
+    rng = random.Random(f"{seed}:cut")
+    attempt = 0
+    while True:
+        attempt += 1
+        a, b = rng.sample(DECK, 2)
+        log(state, 0, "cut", f"Cuts the {a.name}")
+        log(state, 1, "cut", f"Cuts the {b.name}")
+        if a.rank != b.rank:
+            break
+        log(state, None, "cut", "Equal cuts: cut again")
+    state.cut = (a, b)
+    state.cut_winner = 0 if a.rank > b.rank else 1
+    state.to_move = state.cut_winner
+    log(state, state.cut_winner, "cut", "Wins the cut and chooses who deals")
+    return state
+
+
+def _fresh_declarations() -> tuple[Declaration, Declaration, Declaration]:
+    return (Declaration(Category.POINT), Declaration(Category.SEQUENCE), Declaration(Category.SET))
+
+
+def _deck_for(state: State, number: int) -> tuple[Card, ...]:
+    if number <= len(state.decks):
+        return state.decks[number - 1]
+    deck = list(DECK)
+    random.Random(f"{state.seed}:deal:{number}").shuffle(deck)
+    return tuple(deck)
+
+
+def start_deal(s: State) -> None:
+    s.deal_number += 1
+    if s.deal_number == 1:
+        assert s.first_dealer is not None
+        s.dealer = s.first_dealer
+    else:
+        assert s.dealer is not None
+        s.dealer = 1 - s.dealer
+    elder, younger = 1 - s.dealer, s.dealer
+    deck = _deck_for(s, s.deal_number)
+    # Dealt in packets, elder first, until each has twelve; the other eight are the stock.
+    hands: list[list[Card]] = [[], []]
+    pos, turn = 0, elder
+    while pos < 24:
+        hands[turn].extend(deck[pos:pos + s.packet])
+        pos += s.packet
+        turn = 1 - turn
+    empty: tuple[Card, ...] = ()
+    s.hands = (sort_hand(hands[0]), sort_hand(hands[1]))
+    s.stock = deck[24:]
+    s.discards = (empty, empty)
+    s.took = (None, None)
+    s.seen_stock = empty
+    s.carte_blanche = None
+    s.carte_blanche_take = None
+    s.younger_pending_draw = 0
+    s.expose = False
+    s.exposed = empty
+    s.declarations = _fresh_declarations()
+    s.younger_queue = ()
+    s.first_call = None
+    s.called_cards = frozenset()
+    s.reckoned = False
+    s.pique_settled = False
+    s.repique_seat = None
+    s.combos = ()
+    s.shown = ()
+    s.trick = ()
+    s.trick_leader = elder
+    s.tricks = ()
+    s.tricks_won = (0, 0)
+    s.led = False
+    s.events = ()
+    s.bonuses = ()
+    s.log = ()  # the log is the deal's: earlier deals' lines are on no view, so not kept
+    log(s, s.dealer, "deal", f"Deal {s.deal_number} of {s.deals_in_partie}")
+    for seat in (elder, younger):
+        if is_carte_blanche(s.hands[seat]):
+            s.carte_blanche = seat
+    # A carte blanche has no step of its own, so the opponent cannot tell one is being
+    # weighed: elder's is among the choices of his exchange, younger's may be announced
+    # until elder has exchanged (RULES.md §2).
+    goto(s, Step.ELDER_EXCHANGE, elder)
+
+
+def legal_choose_dealer(s: State, seat: int) -> list[Legal]:
+    return [(ChooseDealer(True), "I'll deal"), (ChooseDealer(False), "You deal")]
+
+
+def on_choose_dealer(s: State, seat: int, a: Action) -> None:
+    assert isinstance(a, ChooseDealer)
+    s.first_dealer = seat if a.deal else 1 - seat
+    log(s, seat, "cut", "Will deal first" if a.deal else "Lets the other seat deal first")
+    start_deal(s)
+
+
+def on_next_deal(s: State, seat: int, a: Action) -> None:
+    start_deal(s)
+
+
+# Actions not bound to whose turn it is.

@@ -1,0 +1,115 @@
+"""The partie and its reckoning (RULES.md §5–7): pique and repique in Law 67's order,
+the cards and capot at the end of a deal, the score sheet, the partie's end and the
+Rubicon settlement."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine.state import Reckon, Result, State, Step
+from engine.table import bonus, goto, log
+
+PARTIE_DEALS = 6
+TIE_DEALS = 8
+
+
+def reckon_repique(s: State) -> None:
+    """Law 67: steps I–IV category by category; 30 first with the other at nothing."""
+    s.reckoned = True
+    totals = [0, 0]
+    for reckon in (Reckon.CARTE_BLANCHE, Reckon.POINT, Reckon.SEQUENCE, Reckon.SET):
+        for e in s.events:
+            if e.reckon is reckon:
+                totals[e.seat] += e.points
+        for seat in (0, 1):
+            if totals[seat] >= 30 and totals[1 - seat] == 0:
+                s.repique_seat = seat
+                bonus(s, seat, "repique", 60, Reckon.BONUS, "Repique! 60 more")
+                return
+
+
+def check_pique(s: State) -> None:
+    """30 within I–V while the other has scored nothing at all (only elder can)."""
+    if not s.reckoned or s.pique_settled or s.repique_seat is not None:
+        return
+    totals = [0, 0]
+    play = Reckon.PLAY
+    for e in s.events:
+        if e.reckon <= play:
+            totals[e.seat] += e.points
+    if totals[0] and totals[1]:
+        s.pique_settled = True  # both have scored: no pique is possible any more this deal
+        return
+    for seat in (0, 1):
+        if totals[seat] >= 30 and totals[1 - seat] == 0:
+            s.pique_settled = True
+            bonus(s, seat, "pique", 30, Reckon.BONUS, "Pique! 30 more")
+
+
+def end_deal(s: State) -> None:
+    won = s.tricks_won
+    for seat in (0, 1):
+        if won[seat] == 12:
+            bonus(s, seat, "capot", 40, Reckon.CARDS, "Capot! 40 for winning every trick")
+        elif won[seat] > 6:
+            bonus(s, seat, "cards", 10, Reckon.CARDS,
+                   f"Wins the cards, {won[seat]} tricks to {won[1 - seat]}: 10")
+    if won == (6, 6):
+        log(s, None, "deal_end", "Six tricks each: nobody scores for the cards")
+    deal = s.deal_scores()
+    s.sheet = (*s.sheet, deal)
+    s.sheet_parts = (*s.sheet_parts, s.deal_parts())
+    log(s, None, "deal_end", f"Deal {s.deal_number} ends {deal[0]} to {deal[1]}")
+    totals = (sum(r[0] for r in s.sheet), sum(r[1] for r in s.sheet))
+    if s.deal_number == s.deals_in_partie:
+        if totals[0] == totals[1] and s.deals_in_partie == PARTIE_DEALS:
+            # Level after six: two more deals, both played (RULES.md §7).
+            s.deals_in_partie = TIE_DEALS
+            log(s, None, "deal_end", f"Level at {totals[0]}: two more deals")
+        else:
+            _end_partie(s, totals)
+            return
+    goto(s, Step.DEAL_OVER, None)
+
+
+def rubicon(totals: tuple[int, int]) -> Result:
+    """The Rubicon settlement of a partie's totals (seat 0, seat 1), RULES.md §7.
+
+    The higher total wins. If the loser has 100 or more, the winner scores the
+    difference + 100 (120 v 101 -> 119); if under 100 (rubiconed), both totals added
+    + 100 (120 v 99 -> 319), whether or not the winner reached 100. Level: a draw,
+    `winner` None and 0 points."""
+    a, b = totals
+    if a == b:
+        return Result(None, totals, 0, False, f"{a} to {b}: a draw")
+    winner = 0 if a > b else 1
+    w, lo = max(a, b), min(a, b)
+    if lo >= 100:
+        points = w - lo + 100
+        return Result(winner, totals, points, False, f"{w} − {lo} + 100 = {points}")
+    points = w + lo + 100
+    return Result(winner, totals, points, True, f"{w} + {lo} + 100 = {points}, rubiconed")
+
+
+def partie_result(deals: Sequence[tuple[int, int]]) -> Result:
+    """A partie's settlement from its deals' scores (seat 0, seat 1), six deals or, when
+    level after six, eight (RULES.md §7): the Rubicon on the totals (see `rubicon`).
+    ValueError for any other number of deals."""
+    rows = [(int(a), int(b)) for a, b in deals]
+    totals = (sum(r[0] for r in rows), sum(r[1] for r in rows))
+    after_six = (sum(r[0] for r in rows[:PARTIE_DEALS]), sum(r[1] for r in rows[:PARTIE_DEALS]))
+    if len(rows) == PARTIE_DEALS and after_six[0] == after_six[1]:
+        raise ValueError(f"level at {after_six[0]} after six deals: two more deals are played")
+    if len(rows) == TIE_DEALS and after_six[0] != after_six[1]:
+        raise ValueError(f"{after_six[0]} to {after_six[1]} after six deals: the partie was over")
+    if len(rows) not in (PARTIE_DEALS, TIE_DEALS):
+        raise ValueError(f"a partie is six deals (eight when level after six), not {len(rows)}")
+    return rubicon(totals)
+
+
+def _end_partie(s: State, totals: tuple[int, int]) -> None:
+    s.result = rubicon(totals)
+    log(s, s.result.winner, "partie_end",
+         "The partie is drawn" if s.result.winner is None
+         else f"Wins the partie: {s.result.text}")
+    goto(s, Step.PARTIE_OVER, None)

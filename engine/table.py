@@ -1,0 +1,93 @@
+"""What every part of the game does at the table: move on to a step, say and log what
+is said, score, change one seat's cards. The parts (engine.dealing, engine.exchange,
+engine.declaring, engine.showing, engine.tricks, engine.reckoning) work through these;
+engine.rules maps each step to its part.
+
+Every function here changes the state it is given: `apply` gives the handlers a copy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from engine.actions import Action
+from engine.cards import Card
+from engine.combos import Category
+from engine.state import Declaration, LogLine, Reckon, ScoreEvent, State, Step
+
+
+@dataclass(frozen=True, slots=True)
+class DiscardRule:
+    """The one parametric legal action: pick between `min` and `max` cards to discard."""
+
+    min: int
+    max: int
+    expose_choice: bool
+
+
+Legal = tuple[Action | DiscardRule, str]
+
+
+def goto(s: State, step: Step, seat: int | None) -> None:
+    s.step = step
+    s.to_move = seat
+
+
+def log(s: State, seat: int | None, kind: str, text: str, points: int = 0) -> None:
+    role = None if seat is None or s.dealer is None else \
+        ("younger" if seat == s.dealer else "elder")
+    s.log = (*s.log, LogLine(seat, role, kind, text, points))
+
+
+def score(s: State, seat: int, points: int, reckon: Reckon, what: str) -> None:
+    if points:
+        s.events = (*s.events, ScoreEvent(seat, points, reckon, what))
+
+
+def bonus(s: State, seat: int, kind: str, points: int, reckon: Reckon, text: str) -> None:
+    score(s, seat, points, reckon, kind)
+    s.bonuses = (*s.bonuses, (seat, kind, points))
+    log(s, seat, "bonus", text, points)
+
+
+def set_hand(s: State, seat: int, cards: tuple[Card, ...]) -> None:
+    hands = list(s.hands)
+    hands[seat] = cards
+    s.hands = (hands[0], hands[1])
+
+
+def set_pair(pair: tuple[Any, Any], seat: int, value: Any) -> tuple[Any, Any]:
+    return (value, pair[1]) if seat == 0 else (pair[0], value)
+
+
+def decl(s: State, category: Category) -> Declaration:
+    return s.declarations[category]
+
+
+def set_decl(s: State, d: Declaration) -> None:
+    point, sequence, sets = s.declarations
+    i = d.category
+    s.declarations = (d, sequence, sets) if i == 0 else (point, d, sets) if i == 1 \
+        else (point, sequence, d)
+
+
+def say(s: State, category: Category, seat: int, kind: str, text: str, points: int = 0) -> None:
+    d = s.declarations[category]
+    who = "Younger: " if seat == s.dealer else "Elder: "
+    set_decl(s, d._replace(said=(*d.said, who + text)))
+    log(s, seat, kind, text, points)
+
+
+def elder_seat(s: State) -> int:
+    assert s.dealer is not None
+    return 1 - s.dealer
+
+
+def younger_seat(s: State) -> int:
+    assert s.dealer is not None
+    return s.dealer
+
+
+def describe(a: Action) -> str:
+    return repr(a.to_json())
