@@ -9,6 +9,7 @@ from typing import Any
 import uvicorn
 
 from app.main import create_app
+from app.serving import connection_cap, guarded_h11
 from app.settings import Settings
 
 # At debug level, uvicorn (through the websockets library) logs every handshake's request
@@ -25,9 +26,27 @@ class HideSeatCookies(logging.Filter):
         return True
 
 
+class QuietBadFrames(logging.Filter):
+    """uvicorn logs a text frame that is not UTF-8 with a traceback, at ERROR: a client's
+    fault, not the server's, and one a client can repeat at will. One line, a warning."""
+
+    MESSAGES = frozenset({"Invalid UTF-8 sequence received from client."})
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.msg in self.MESSAGES and record.exc_info:
+            record.exc_info = record.exc_text = None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
 def uvicorn_options(settings: Settings) -> dict[str, Any]:
-    """The uvicorn settings the table runs with (the benchmark reuses them for its echo app)."""
+    """The uvicorn settings the table runs with (the benchmark reuses them for its echo app).
+    HTTP is uvicorn's h11 protocol with a deadline for request heads and caps on
+    connections (app/serving.py); no `server` header tells what runs here."""
     return {
+        "http": guarded_h11(settings, connection_cap(settings)),
+        "server_header": False,
+        "timeout_keep_alive": settings.keep_alive_seconds,
         "host": settings.host,
         "port": settings.port,
         "log_level": settings.log_level,
@@ -46,6 +65,7 @@ def main() -> None:
     print(f"Piquet table: http://{shown_host}:{settings.port}/", flush=True)
     for name in HEADER_LOGGERS:
         logging.getLogger(name).addFilter(HideSeatCookies())
+    logging.getLogger("uvicorn.error").addFilter(QuietBadFrames())
     uvicorn.run(create_app(settings), **uvicorn_options(settings))
 
 

@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from app.protocol import Level, Opponent, json_schema
 from app.rooms import RoomRegistry, RoomsFullError
+from app.security import TOO_MANY_ROOMS, may_make_room
 
 router = APIRouter()
 
@@ -37,6 +38,8 @@ def _rooms(request: Request) -> RoomRegistry:
 
 @router.post("/api/rooms", status_code=201)
 async def create_room(body: CreateRoom, request: Request) -> SeatGranted:
+    if not may_make_room(request):
+        raise HTTPException(429, TOO_MANY_ROOMS, headers={"Retry-After": "60"})
     try:
         room, token = await _rooms(request).create(body.opponent, body.level)
     except RoomsFullError as exc:

@@ -17,6 +17,7 @@ from fastapi.templating import Jinja2Templates
 from app import api, pages, ws
 from app.protocol import CLOSE_GOING_AWAY
 from app.rooms import Clock, Policy, RoomRegistry, SeedSource, random_seed
+from app.security import ClientLimits, Guard
 from app.settings import Settings
 
 log = logging.getLogger("piquet")
@@ -40,6 +41,7 @@ def create_app(
     rooms = RoomRegistry(
         max_rooms=settings.max_rooms,
         idle_seconds=settings.room_idle_seconds,
+        unused_seconds=settings.room_unused_seconds,
         computer_delay=settings.computer_delay,
         computer_exchange_delay=settings.computer_exchange_delay,
         max_connections_per_seat=settings.max_connections_per_seat,
@@ -71,13 +73,20 @@ def create_app(
             if executor is not None:
                 executor.shutdown(wait=False, cancel_futures=True)
 
-    app = FastAPI(title="Piquet table", lifespan=lifespan, docs_url=None, redoc_url=None)
+    # No /docs, /redoc or /openapi.json: the API is two routes, described in README.md and
+    # docs/protocol.md, and the WebSocket protocol has its own schema at /protocol.json.
+    app = FastAPI(title="Piquet table", lifespan=lifespan, docs_url=None, redoc_url=None,
+                  openapi_url=None)
     app.state.settings = settings
     app.state.rooms = rooms
+    app.state.room_limits = ClientLimits(settings.rooms_per_minute, settings.rooms_burst)
     app.state.templates = Jinja2Templates(directory=settings.templates_dir)
     app.include_router(pages.router)
     app.include_router(api.router)
     app.router.routes.append(ws.ROUTE)
     # check_dir=False: the app starts even before static/ has files (tests, fresh clones).
     app.mount("/static", StaticFiles(directory=settings.static_dir, check_dir=False), "static")
+    app.add_middleware(
+        Guard, allowed_origins=settings.allowed_origins, max_body_bytes=settings.max_body_bytes
+    )
     return app

@@ -9,11 +9,12 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, Request, Response
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 
 import engine
 from app.rooms import RoomRegistry, RoomsFullError
+from app.security import TOO_MANY_ROOMS, may_make_room
 from app.ws import seat_cookie
 from engine.computer import LEVELS
 
@@ -89,6 +90,11 @@ async def make_room(
         return message_page(
             request, 400, "Unknown computer level",
             f"Choose one of the computer's levels: {', '.join(LEVELS)}.")
+    if not may_make_room(request):
+        page = message_page(request, 429, "Too many new tables", TOO_MANY_ROOMS,
+                            action_label="Back to the lobby")
+        page.headers["Retry-After"] = "60"
+        return page
     try:
         room, token = await _rooms(request).create(
             "computer" if opponent == "computer" else "friend",
@@ -107,38 +113,71 @@ async def make_room(
     return response
 
 
-@router.get("/r/{room_id}", name="table", response_model=None)
+@router.api_route("/r/{room_id}", methods=["GET", "HEAD"], name="table", response_model=None)
 async def table(request: Request, room_id: str) -> Response:
+    """The table page. A GET (or HEAD) never takes a seat: a chat app fetching a preview
+    of the link would take the friend's. A visitor holding no seat at a table with a free
+    one gets the page in `claim` mode, and its script takes the seat with a POST."""
     room = _rooms(request).get(room_id)
     if room is None:
-        return message_page(
-            request,
-            404,
-            "No such table",
-            "This table does not exist or has closed after a long pause.",
-        )
+        return _no_such_table(request)
     token = request.cookies.get(seat_cookie(room_id))
     seat = room.seat_for_token(token)
-    if seat is None:
-        claimed = room.claim_free_seat()
-        if claimed is None:
-            return message_page(
-                request,
-                409,
-                "This table is full",
-                "Both seats at this table are taken. You can start a table of your own.",
-            )
-        seat, token = claimed
+    claim = seat is None
+    if claim:
+        if not room.has_free_seat():
+            return _table_full(request)
+        seat = 1
     context: dict[str, Any] = {
         "room_id": room_id,
         "seat": seat,
+        "claim": claim,
         "opponent": room.opponent,
         "level": room.level,
         "room_url": str(request.url_for("table", room_id=room_id)),
         "card_names": engine.CARD_NAMES,
     }
     response = _templates(request).TemplateResponse(request, "table.html", context)
+    if token is not None and not claim:
+        # Set again on every visit, so the cookie lives as long as the table is in use.
+        _set_seat_cookie(request, response, room_id, token)
+    return response
+
+
+@router.post("/r/{room_id}/seat", name="claim_seat", response_model=None)
+async def claim_seat(request: Request, room_id: str) -> Response:
+    """The table page's script takes the free seat (a person has opened the link in a
+    browser): the seat cookie, and the seat number as JSON. A browser that holds a seat
+    here already keeps it. Refused from another site's page (app/security.py)."""
+    room = _rooms(request).get(room_id)
+    if room is None:
+        return JSONResponse({"detail": "No such table (it may have expired)."}, 404)
+    token = request.cookies.get(seat_cookie(room_id))
+    seat = room.seat_for_token(token)
+    if seat is None:
+        claimed = room.claim_free_seat()
+        if claimed is None:
+            return JSONResponse({"detail": "This table is full."}, 409)
+        seat, token = claimed
     assert token is not None
-    # Set again on every visit, so the cookie lives as long as the table is in use.
+    response = JSONResponse({"seat": seat})
     _set_seat_cookie(request, response, room_id, token)
     return response
+
+
+def _no_such_table(request: Request) -> HTMLResponse:
+    return message_page(
+        request,
+        404,
+        "No such table",
+        "This table does not exist or has closed after a long pause.",
+    )
+
+
+def _table_full(request: Request) -> HTMLResponse:
+    return message_page(
+        request,
+        409,
+        "This table is full",
+        "Both seats at this table are taken. You can start a table of your own.",
+    )

@@ -35,6 +35,7 @@ from app.protocol import (
     Opponent,
     PresenceMessage,
 )
+from app.security import RateLimit
 
 log = logging.getLogger("piquet.rooms")
 
@@ -65,7 +66,7 @@ def random_seed() -> int:
 
 
 class RoomsFullError(RuntimeError):
-    """max_rooms rooms are open, even after sweeping idle ones."""
+    """max_rooms rooms are open and in use, even after sweeping idle ones."""
 
 
 @dataclass(slots=True)
@@ -75,6 +76,14 @@ class Seat:
     # The latest ids, oldest first (a deque: ~60 B an id, against ~130 in an OrderedDict;
     # looking through 32 is as quick as a dict lookup).
     used_ids: deque[str] = field(default_factory=lambda: deque(maxlen=REMEMBERED_IDS))
+    # The seat's messages (and connections) draw on one bucket, whichever socket they
+    # come on: a client that reconnects after each close gets no fresh allowance.
+    limit: RateLimit | None = None
+
+    def rate_limit(self, per_second: float, burst: int) -> RateLimit:
+        if self.limit is None:
+            self.limit = RateLimit(per_second, burst)
+        return self.limit
 
     def use_id(self, message_id: str) -> bool:
         """Remember an id; False if this seat used it before."""
@@ -87,24 +96,9 @@ class Seat:
 class Room:
     # Slots: one dict fewer per room (docs/reliability.md); __weakref__ for the tests that
     # check an expired room is freed.
-    __slots__ = (
-        "__weakref__",
-        "clock",
-        "closed",
-        "computer",
-        "last_activity",
-        "level",
-        "listeners",
-        "lock",
-        "match",
-        "max_connections_per_seat",
-        "new_seed",
-        "opponent",
-        "room_id",
-        "seats",
-        "state",
-        "version",
-    )
+    __slots__ = ("__weakref__", "clock", "closed", "computer", "last_activity", "level",
+                 "listeners", "lock", "match", "max_connections_per_seat", "new_seed",
+                 "opponent", "room_id", "seats", "state", "used", "version")
 
     def __init__(
         self,
@@ -135,6 +129,9 @@ class Room:
         self.match = 1  # counts new matches, so each socket knows when its log restarts
         self.seats = (Seat(new_token()), Seat(None))
         self.last_activity = clock()
+        # A person has acted here, or a friend has taken the other seat. A room never used
+        # expires sooner, and gives way first when every table is taken (issue 15).
+        self.used = False
         self.closed = False
         self.computer: ComputerSeat | None = None
         if opponent == "computer":
@@ -156,12 +153,16 @@ class Room:
                 found = number
         return found
 
+    def has_free_seat(self) -> bool:
+        return self.opponent == "friend" and self.seats[1].token is None
+
     def claim_free_seat(self) -> tuple[int, str] | None:
         """A friend's first visit takes seat 1; None when the table is full."""
-        if self.opponent != "friend" or self.seats[1].token is not None:
+        if not self.has_free_seat():
             return None
         token = new_token()
         self.seats[1].token = token
+        self.used = True
         self.touch()
         self.broadcast_presence()
         return 1, token
@@ -295,6 +296,7 @@ class Room:
         # Out of the lock (the write may wait on a slow socket: only this seat's own), and
         # with no wait since the change, so the state written is the one just made.
         if changed:
+            self.used = True
             await conn.send_state_now()
         if self.computer is not None:
             self.computer.poke()
@@ -465,13 +467,20 @@ class ComputerSeat:
 
 
 class RoomRegistry:
-    """Every room of this process, with the limits: max_rooms and idle expiry."""
+    """Every room of this process, with the limits: max_rooms and idle expiry.
+
+    A room nobody has used (no action by a person, no friend in the other seat) and
+    nobody is waiting in (no socket open) expires after `unused_seconds`, and when all
+    max_rooms are open the oldest unused room gives way to the new one: a client that
+    makes rooms by the thousand fills nothing for long, and never keeps a visitor from a
+    table (issue 15)."""
 
     def __init__(
         self,
         *,
         max_rooms: int,
         idle_seconds: float,
+        unused_seconds: float | None = None,
         computer_delay: float,
         max_connections_per_seat: int,
         clock: Clock,
@@ -485,6 +494,8 @@ class RoomRegistry:
         self.executor = executor  # where the computer levels think (None: in the loop)
         self.computer_pace = computer_pace  # the good and strong levels' fixed pace
         self.idle_seconds = idle_seconds
+        self.unused_seconds = idle_seconds if unused_seconds is None else min(
+            unused_seconds, idle_seconds)
         self.computer_delay = computer_delay
         self.computer_exchange_delay = computer_exchange_delay
         self.max_connections_per_seat = max_connections_per_seat
@@ -511,7 +522,7 @@ class RoomRegistry:
         if len(self.rooms) >= self.max_rooms:
             await self.sweep()
             if len(self.rooms) >= self.max_rooms:
-                raise RoomsFullError(f"All {self.max_rooms} tables are in use.")
+                await self._make_way()
         room_id = new_room_id()
         while room_id in self.rooms:
             room_id = new_room_id()
@@ -540,10 +551,30 @@ class RoomRegistry:
         assert token is not None
         return room, token
 
+    async def _make_way(self) -> None:
+        """Every table is taken: the unused room idle the longest is closed for the new
+        one. If every room is in use, the new one is refused."""
+        unused = [r for r in self.rooms.values() if not r.used]
+        if not unused:
+            raise RoomsFullError(f"All {self.max_rooms} tables are in use.")
+        room = min(unused, key=lambda r: r.last_activity)
+        del self.rooms[room.room_id]
+        await room.close(CLOSE_ROOM_EXPIRED, "This table was never used, and made way for another.")
+        log.info("room gave way room=%s rooms=%d", room.room_id, len(self.rooms))
+
+    def _expired(self, room: Room, now: float) -> bool:
+        # A maker waiting with the page open for a friend keeps the room to the long limit:
+        # sockets cost an attacker (a cap per address), and unused rooms, held or not, still
+        # give way first when every table is taken, so holding them shuts nobody out.
+        waiting = any(seat.connections for seat in room.seats)
+        limit = self.idle_seconds if room.used or waiting else self.unused_seconds
+        return now - room.last_activity >= limit
+
     async def sweep(self) -> int:
-        """Close the rooms idle for idle_seconds; returns how many."""
+        """Close the rooms idle for idle_seconds (unused_seconds if never used); returns
+        how many."""
         now = self.clock()
-        idle = [r for r in self.rooms.values() if now - r.last_activity >= self.idle_seconds]
+        idle = [r for r in self.rooms.values() if self._expired(r, now)]
         for room in idle:
             del self.rooms[room.room_id]
             await room.close(CLOSE_ROOM_EXPIRED, "This table has expired.")

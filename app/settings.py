@@ -33,7 +33,24 @@ class Settings(BaseSettings):
     computer_pace: Annotated[float, Field(ge=0)] = 1.5
     max_rooms: Annotated[int, Field(ge=1)] = 1000
     room_idle_seconds: Annotated[float, Field(gt=0)] = 2 * 3600
+    # A room nobody has used (no action by a person, no friend in the other seat) expires
+    # after this, and gives way first when max_rooms are open (issue 15).
+    room_unused_seconds: Annotated[float, Field(gt=0)] = 600
     sweep_interval: Annotated[float, Field(gt=0)] = 60
+    # New rooms per client address (the forwarded one, from a proxy in
+    # FORWARDED_ALLOW_IPS): `rooms_per_minute` on average, `rooms_burst` at once.
+    rooms_per_minute: Annotated[float, Field(gt=0)] = 6
+    rooms_burst: Annotated[int, Field(ge=1)] = 10
+    # The largest request body accepted (a form or the API's JSON is tens of bytes).
+    max_body_bytes: Annotated[int, Field(ge=256)] = 8192
+    # Connections (app/serving.py): a connection that has not sent a whole request head
+    # within `header_timeout` seconds is closed; an idle keep-alive one after
+    # `keep_alive_seconds`; past `max_connections` in all, or `max_connections_per_address`
+    # from one address not in FORWARDED_ALLOW_IPS, a new connection is closed at once.
+    header_timeout: Annotated[float, Field(gt=0)] = 10
+    keep_alive_seconds: Annotated[int, Field(ge=1)] = 5
+    max_connections: Annotated[int, Field(ge=16)] = 4000
+    max_connections_per_address: Annotated[int, Field(ge=1)] = 100
     # Empty: only pages served from the same host as the request's Host header may connect.
     # NoDecode lets the variable be a plain comma-separated list as well as JSON.
     allowed_origins: Annotated[list[str], NoDecode] = []

@@ -358,4 +358,34 @@ async function copyLink() {
   if (status) status.textContent = ok ? "Link copied. Send it to your friend." : "Select the link and copy it.";
 }
 
-socket.start();
+// ---- taking the seat ---------------------------------------------------------------------
+
+// A friend's first visit: the page, not the GET that loaded it, takes the free seat, so a
+// chat app fetching a preview of the link takes nothing (docs/protocol.md). Once the seat
+// cookie is set the socket opens as on any visit; if the seat went to someone else
+// meanwhile, or the table is gone, the server's page says so.
+async function claimSeat() {
+  let response;
+  try {
+    response = await fetch(`/r/${encodeURIComponent(root.dataset.roomId)}/seat`, {
+      method: "POST",
+      credentials: "same-origin",
+    });
+  } catch (err) {
+    setTimeout(claimSeat, 2000); // offline for a moment: try again
+    return;
+  }
+  if (response.status === 404 || response.status === 409) {
+    location.reload();
+    return;
+  }
+  if (!response.ok) {
+    setTimeout(claimSeat, 2000);
+    return;
+  }
+  delete root.dataset.claim;
+  socket.start();
+}
+
+if (root.dataset.claim === "true") claimSeat();
+else socket.start();

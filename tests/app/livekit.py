@@ -46,6 +46,7 @@ class LiveServer:
             "PIQUET_COMPUTER_EXCHANGE_DELAY": "0",
             "PIQUET_RATE_LIMIT_PER_SECOND": "100000",
             "PIQUET_RATE_LIMIT_BURST": "100000",
+            "PIQUET_ROOMS_BURST": "100000",
             "PIQUET_LOG_LEVEL": "info",
             **env,
         }

@@ -65,6 +65,8 @@ def settings_for_tests(templates_dir: Path, **overrides: Any) -> Settings:
         "ping_interval": 3600,
         "rate_limit_per_second": 100_000,
         "rate_limit_burst": 100_000,
+        "rooms_per_minute": 1_000_000,
+        "rooms_burst": 1_000_000,
     }
     values.update(overrides)
     return Settings(**values)

@@ -48,8 +48,11 @@ def test_a_friend_takes_the_free_seat_and_a_third_visitor_is_turned_away(
     client.cookies.clear()  # the friend's browser
     friend = client.get(f"/r/{room_id}")
     assert friend.status_code == 200 and friend.text.startswith(f"table|{room_id}|1|friend|")
-    friend_token = friend.cookies[f"piquet_seat_{room_id}"]
-    assert friend_token != token and friend_token not in friend.text
+    assert "set-cookie" not in friend.headers  # the page takes the seat, by POST
+    taken = client.post(f"/r/{room_id}/seat")
+    assert taken.status_code == 200 and taken.json() == {"seat": 1}
+    friend_token = taken.cookies[f"piquet_seat_{room_id}"]
+    assert friend_token != token and friend_token not in taken.text
     assert client.get(f"/r/{room_id}").text.startswith(f"table|{room_id}|1|")  # a refresh
     client.cookies.clear()  # a third browser
     third = client.get(f"/r/{room_id}")

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tablekit import FakeClock, SeatSocket, TestClient, new_room, serve
+from tablekit import FakeClock, SeatSocket, TestClient, join, new_room, serve
 
 import engine
 from app.connection import Connection
@@ -50,12 +50,14 @@ def test_idle_rooms_expire(templates_dir: Path) -> None:
         assert client.get("/healthz").json()["rooms"] == 0
 
 
-def test_max_rooms_then_503_until_a_room_expires(templates_dir: Path) -> None:
+def test_max_rooms_in_use_then_503_until_a_room_expires(templates_dir: Path) -> None:
+    """Rooms in use (here a friend has joined each) are never pushed out: the next
+    visitor is told every table is taken. (A room never used gives way: test_hostile.py.)"""
     clock = FakeClock()
     with serve(templates_dir, clock=clock, max_rooms=2, room_idle_seconds=60) as client:
-        new_room(client, "friend")
+        join(client, new_room(client, "friend")["room_id"])
         clock.advance(30)
-        new_room(client, "computer")
+        join(client, new_room(client, "friend")["room_id"])
         full = client.post("/api/rooms", json={"opponent": "friend"})
         assert full.status_code == 503
         assert "All 2 tables are in use" in full.json()["detail"]

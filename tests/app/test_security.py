@@ -274,8 +274,10 @@ def test_rooms_under_churn_are_bounded_and_forgotten(templates_dir: Path) -> Non
                     sock.connect()
                     sock.close()
                 assert len(registry) <= 40
+            # Full, of rooms nobody used: the oldest gives way (issue 15), the count holds.
             full = client.post("/api/rooms", json={"opponent": "friend"})
-            assert full.status_code == 503, wave
+            assert full.status_code == 201, wave
+            assert len(registry) == 40
             clock.advance(61)  # all idle now: the next room made sweeps them
             del room
         new_room(client, "friend")

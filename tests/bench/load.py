@@ -233,6 +233,8 @@ def start_server(port: int, rooms: int, log_path: Path) -> subprocess.Popen[byte
         "PIQUET_RATE_LIMIT_PER_SECOND": "1000000",
         "PIQUET_RATE_LIMIT_BURST": "1000000",
         "PIQUET_MAX_ROOMS": str(rooms + 50),
+        "PIQUET_ROOMS_BURST": str(rooms + 50),
+        "PIQUET_MAX_CONNECTIONS": str(2 * rooms + 1000),
         "PIQUET_LOG_LEVEL": "warning",
     }
     with log_path.open("wb") as log:

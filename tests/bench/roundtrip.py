@@ -252,7 +252,7 @@ def main() -> None:
     app_port, echo_port = free_port(), free_port()
     env = {"PIQUET_PORT": str(app_port), "PIQUET_COMPUTER_DELAY": "0",
            "PIQUET_RATE_LIMIT_PER_SECOND": "1000000", "PIQUET_RATE_LIMIT_BURST": "1000000",
-           "PIQUET_LOG_LEVEL": "warning"}
+           "PIQUET_ROOMS_BURST": "100000", "PIQUET_LOG_LEVEL": "warning"}
     cpus = placement(not args.no_pin)
     where, server_cpu = "left to the scheduler", None
     if cpus is not None:

@@ -307,6 +307,7 @@ def launch(
         "PIQUET_PORT": str(port),
         "PIQUET_COMPUTER_DELAY": "0",
         "PIQUET_COMPUTER_EXCHANGE_DELAY": "0",
+        "PIQUET_ROOMS_BURST": "100000",  # every test's rooms come from 127.0.0.1
         **env,
     }
     with log_path.open("ab") as log:

@@ -43,6 +43,13 @@ def chromium() -> Iterator[Browser]:
         browser.close()
 
 
+CSP_WATCH = """
+document.addEventListener("securitypolicyviolation", (e) => {
+  console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || "inline"}`);
+});
+"""
+
+
 class Watch:
     """Everything that went wrong on any page of one test."""
 
@@ -61,6 +68,9 @@ class Watch:
         self.problems.append(f"{kind}: {text}")
 
     def attach(self, page: Page) -> None:
+        # Every breach of the Content-Security-Policy (app/security.py) is a problem too: a
+        # blocked script or style would leave the page quietly broken.
+        page.add_init_script(CSP_WATCH)
         page.on("console", self._console)
         page.on("pageerror", lambda e: self.note("pageerror", str(e)))
         page.on("requestfailed", lambda r: self.note("requestfailed", f"{r.url} {r.failure}"))

@@ -84,7 +84,7 @@ def test_a_deal_by_clicks_only(open_seat) -> None:
     before = seat.version()
     page.click("#actions [data-type=next_deal]")
     seat.wait_moved(before)
-    page.wait_for_function("document.getElementById('table').dataset.phase !== 'deal_over'")
+    page.wait_for_function("() => document.getElementById('table').dataset.phase !== 'deal_over'")
 
 
 def test_a_partie_to_the_rubicon_line(open_seat) -> None:
@@ -109,7 +109,7 @@ def test_a_partie_to_the_rubicon_line(open_seat) -> None:
     before = seat.version()
     page.click("[data-new-match=confirm]")
     seat.wait_moved(before)
-    page.wait_for_function("document.getElementById('table').dataset.phase !== 'partie_over'")
+    page.wait_for_function("() => document.getElementById('table').dataset.phase !== 'partie_over'")
 
 
 def test_new_match_in_the_middle_of_a_partie(open_seat) -> None:

@@ -115,7 +115,8 @@ def test_friend_table(open_seat) -> None:
     assert page.locator("#invite").is_visible()
     assert page.locator("[data-presence=waiting]").inner_text() == "Waiting for your friend…"
     page.click("#copy-link")
-    page.wait_for_function("document.getElementById('copy-status').textContent.includes('copied')")
+    page.wait_for_function(
+        "() => document.getElementById('copy-status').textContent.includes('copied')")
     link = page.evaluate("navigator.clipboard.readText()")
     assert link == page.locator("#invite-url").input_value()
     assert link.endswith(page.url.split("/r/", 1)[1])
@@ -126,7 +127,8 @@ def test_friend_table(open_seat) -> None:
     assert friend.attrs()["seat"] == "1"
     invite = friend.page.locator("#invite")
     assert invite.count() == 0 or not invite.is_visible()
-    page.wait_for_function("document.getElementById('table').dataset.opponentConnected === 'true'")
+    page.wait_for_function(
+        "() => document.getElementById('table').dataset.opponentConnected === 'true'")
     assert not page.locator("#invite").is_visible()
     assert page.locator("[data-presence=connected]").inner_text() == "Friend is connected"
 
@@ -149,7 +151,8 @@ def test_friend_table(open_seat) -> None:
 
     # The other seat's connection state.
     friend.page.close()
-    page.wait_for_function("document.getElementById('table').dataset.opponentConnected === 'false'")
+    page.wait_for_function(
+        "() => document.getElementById('table').dataset.opponentConnected === 'false'")
     assert page.locator("[data-presence=disconnected]").inner_text() == "Friend is not connected"
 
 

@@ -24,7 +24,7 @@ def test_a_reload_mid_deal_keeps_seat_hand_and_log(open_seat) -> None:
 
     seat.page.reload()
     seat.wait_ready()
-    seat.page.wait_for_function(f"+{ROOT_JS}.dataset.version >= {before['version']}")
+    seat.page.wait_for_function(f"() => +{ROOT_JS}.dataset.version >= {before['version']}")
     after = seat.attrs()
     assert seat.page.url == url
     assert after["seat"] == before["seat"]
@@ -205,7 +205,7 @@ def test_a_lost_connection_shows_a_banner_and_heals(open_seat, watch) -> None:
     assert "Reconnecting" in banner.inner_text()
     page.context.set_offline(False)
     banner.wait_for(state="hidden", timeout=20000)
-    page.wait_for_function(f"{ROOT_JS}.dataset.connection === 'open'")
+    page.wait_for_function(f"() => {ROOT_JS}.dataset.connection === 'open'")
     assert seat.version() >= version
     assert seat.hand() == hand
     seat.play_until(phase_is("deal_over"))

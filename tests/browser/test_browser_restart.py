@@ -27,7 +27,7 @@ def count_sockets(seat: Seat) -> list[str]:
 
 
 def wait_connection(seat: Seat, status: str, timeout_s: float = 30) -> None:
-    seat.page.wait_for_function(f"{ROOT_JS}.dataset.connection === '{status}'",
+    seat.page.wait_for_function(f"() => {ROOT_JS}.dataset.connection === '{status}'",
                                 timeout=timeout_s * 1000)
 
 

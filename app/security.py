@@ -1,0 +1,231 @@
+"""What every HTTP answer carries and every state-changing request must pass (issue 15).
+
+`Guard` is a plain ASGI middleware (not Starlette's BaseHTTPMiddleware, which would sit
+in every WebSocket's path too): on each HTTP request it
+
+- refuses a POST sent by another site's page (`Sec-Fetch-Site`, else `Origin`): 403;
+- refuses a request body larger than `max_body_bytes`: 413, counted as it arrives, so a
+  body without `Content-Length` is held to the same limit;
+- adds the headers below to every answer: a Content-Security-Policy that lets the pages
+  load only the site's own scripts, styles and sockets, and no one frame them;
+  `nosniff`; `no-referrer` (a table's link is its secret); `no-store` on everything but
+  the static files (a table page is one person's seat).
+
+Also here: `RateLimit`, the token bucket a seat's messages and a client's new rooms draw
+from, and `ClientLimits`, one bucket per client address for making rooms.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from urllib.parse import urlsplit
+
+import orjson
+from starlette.requests import Request
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+# 'self' covers ws:// and wss:// to this host in CSP Level 3 (every current browser).
+# img-src data: is the inline favicon. No inline script or style runs: the one inline
+# <script> is type="application/json" data, which CSP does not block.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'"
+)
+PAGE_HEADERS: list[tuple[bytes, bytes]] = [
+    (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),  # frame-ancestors for browsers that predate it
+]
+NO_STORE = (b"cache-control", b"no-store")
+STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+# Sec-Fetch-Site values a page of ours (or the person, typing or from a bookmark) sends.
+OWN_SITE = frozenset({"same-origin", "none"})
+
+
+class RateLimit:
+    """A token bucket: `per_second` on average, `burst` at once."""
+
+    __slots__ = ("at", "burst", "per_second", "tokens")
+
+    def __init__(self, per_second: float, burst: float, now: float | None = None) -> None:
+        self.per_second = per_second
+        self.burst = float(burst)
+        self.tokens = float(burst)
+        self.at = time.monotonic() if now is None else now
+
+    def take(self, now: float | None = None) -> bool:
+        now = time.monotonic() if now is None else now
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.per_second)
+        self.at = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+    def full(self, now: float) -> bool:
+        return self.tokens + (now - self.at) * self.per_second >= self.burst
+
+
+class ClientLimits:
+    """One bucket per client address (the forwarded one behind a trusted proxy: uvicorn's
+    ProxyHeadersMiddleware has put it in `request.client`). Buckets that have filled up
+    again are forgotten, and at most `max_clients` are kept, so the map stays small."""
+
+    def __init__(
+        self, per_minute: float, burst: int, *, max_clients: int = 10_000
+    ) -> None:
+        self.per_second = per_minute / 60
+        self.burst = burst
+        self.max_clients = max_clients
+        self.buckets: OrderedDict[str, RateLimit] = OrderedDict()
+
+    def take(self, client: str, now: float | None = None) -> bool:
+        now = time.monotonic() if now is None else now
+        bucket = self.buckets.get(client)
+        if bucket is None:
+            self._forget_full(now)
+            bucket = self.buckets[client] = RateLimit(self.per_second, self.burst, now)
+        self.buckets.move_to_end(client)
+        return bucket.take(now)
+
+    def _forget_full(self, now: float) -> None:
+        while len(self.buckets) >= self.max_clients:
+            self.buckets.popitem(last=False)  # the least recently seen
+        if len(self.buckets) > 64:
+            for client in [c for c, b in self.buckets.items() if b.full(now)]:
+                del self.buckets[client]
+
+
+TOO_MANY_ROOMS = ("You have made many tables in a short time. "
+                  "Please wait a minute before making another.")
+
+
+def may_make_room(request: Request) -> bool:
+    """Take one from this client's allowance of new rooms (False: none left just now).
+    Behind a proxy in FORWARDED_ALLOW_IPS, uvicorn has put the forwarded address in
+    `request.client`; anyone else's X-Forwarded-For is ignored."""
+    limits: ClientLimits = request.app.state.room_limits
+    return limits.take(request.client.host if request.client else "?")
+
+
+def origin_allowed(origin: str | None, host: str | None, allowed: list[str]) -> bool:
+    """Browsers always send Origin on a WebSocket and on a cross-site POST; other clients
+    (bots, curl) need not. With no list configured, the page must come from the host it
+    connects to, which stops another site's page from using a visitor's seat cookie."""
+    if origin is None:
+        return True
+    origin = origin.rstrip("/").lower()
+    if allowed:
+        return origin in allowed
+    return host is not None and urlsplit(origin).netloc == host.lower()
+
+
+def foreign_request(headers: dict[bytes, bytes], allowed: list[str]) -> str | None:
+    """Why a state-changing request comes from another site's page, or None if it does not.
+
+    Every current browser says where a request comes from in `Sec-Fetch-Site`, and that
+    decides. `Origin` is the fallback for older ones; it cannot come first, because under
+    our `Referrer-Policy: no-referrer` a browser sends `Origin: null` with a form posted
+    from our own page. A client that sends neither is not a browser acting for someone
+    else's page, and holds no visitor's cookie to abuse.
+    """
+    site = headers.get(b"sec-fetch-site", b"").decode("latin-1").lower()
+    origin_raw = headers.get(b"origin")
+    origin = origin_raw.decode("latin-1") if origin_raw is not None else None
+    host_raw = headers.get(b"host")
+    host = host_raw.decode("latin-1") if host_raw is not None else None
+    if site:
+        if site in OWN_SITE:
+            return None
+        if origin and allowed and origin_allowed(origin, host, allowed):
+            return None  # a page of ours on a sibling host, listed in allowed_origins
+        return f"Sec-Fetch-Site: {site}"
+    if not origin_allowed(origin, host, allowed):
+        return f"Origin: {origin}"
+    return None
+
+
+class Guard:
+    """The ASGI middleware (see the module's docstring)."""
+
+    def __init__(self, app: ASGIApp, *, allowed_origins: list[str], max_body_bytes: int) -> None:
+        self.app = app
+        self.allowed_origins = allowed_origins
+        self.max_body_bytes = max_body_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path: str = scope["path"]
+        extra = list(PAGE_HEADERS)
+        if not path.startswith("/static/"):
+            extra.append(NO_STORE)
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                present = {name.lower() for name, _ in message.get("headers", [])}
+                message["headers"] = list(message.get("headers", [])) + [
+                    (name, value) for name, value in extra if name not in present
+                ]
+            await send(message)
+
+        headers = dict(scope["headers"])
+        if scope["method"] in STATE_CHANGING:
+            why = foreign_request(headers, self.allowed_origins)
+            if why is not None:
+                await _refuse(scope, send_with_headers, 403,
+                              f"Refused: this request was sent by another site's page ({why}).")
+                return
+        length = headers.get(b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.max_body_bytes):
+            await _refuse(scope, send_with_headers, 413, self._too_large)
+            return
+        if scope["method"] not in STATE_CHANGING:
+            await self.app(scope, receive, send_with_headers)
+            return
+        # The body is read here, up to the limit, and handed on whole: a body sent without
+        # Content-Length is held to the same limit, and refused with the same clear 413
+        # (from inside the app, a failed read would be a parser's 400).
+        body = bytearray()
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            body += message.get("body", b"")
+            if len(body) > self.max_body_bytes:
+                await _refuse(scope, send_with_headers, 413, self._too_large)
+                return
+            if not message.get("more_body", False):
+                break
+        handed = False
+
+        async def replay() -> Message:
+            nonlocal handed
+            if handed:
+                return await receive()  # after the body: only a disconnect comes
+            handed = True
+            return {"type": "http.request", "body": bytes(body), "more_body": False}
+
+        await self.app(scope, replay, send_with_headers)
+
+    @property
+    def _too_large(self) -> str:
+        return f"Request body too large; the limit is {self.max_body_bytes} bytes."
+
+
+async def _refuse(scope: Scope, send: Send, status: int, message: str) -> None:
+    """A clear refusal: JSON for the API (as FastAPI's own errors), plain text otherwise."""
+    if scope["path"].startswith("/api/"):
+        body, kind = orjson.dumps({"detail": message}), b"application/json"
+    else:
+        body, kind = message.encode(), b"text/plain; charset=utf-8"
+    await send({
+        "type": "http.response.start",
+        "status": status,
+        "headers": [(b"content-type", kind), (b"content-length", str(len(body)).encode())],
+    })
+    await send({"type": "http.response.body", "body": body})
