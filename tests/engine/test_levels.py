@@ -3,7 +3,8 @@ younger, decides from its seat's view alone (reshuffling the cards hidden from i
 nothing), and decides the same way from the same view.
 
 `PIQUET_LEVEL_PARTIES` sizes the random-opponent check (per level and seat; the issue's
-500 is a run by hand: `PIQUET_LEVEL_PARTIES=500 pytest tests/engine/test_levels.py`).
+500 is a run by hand: `PIQUET_LEVEL_PARTIES=500 pytest --timeout 0
+tests/engine/test_levels.py -k legal`).
 """
 
 from __future__ import annotations
