@@ -10,18 +10,15 @@ card played, how many the opponent took, the suits she has shown out of), and:
   chance of filling them from the stock), guarded high cards and long suits for the
   play. It takes the candidate worth most; its draws are sampled with a generator
   seeded from the view.
-- Declaring: calls what wins and answers honestly, like basic, but sinks a lone
-  trio or tierce as younger when it cannot score (elder's call in that category was
-  already better) -- nothing to sink there -- and, as elder, sinks the lesser
-  sequences and trio that would tell younger where its guards are when its hand is
-  already sure of the cards (concealment worth more than three points).
+- Declaring: as basic (calls everything it holds, answers honestly, asks to see).
+  It does not sink yet: no sinking rule we tried was measured to pay.
 - Play: on lead it runs sure winners (cards no unseen card of their suit can beat),
   longest suit first; when it has none it leads from its longest suit, forcing out
   the master with touching honours, else a low card, keeping guards in short suits.
   Following, it wins as cheaply as it can, and when it cannot it throws from the
   suit where a card is worth least (never a guard of a king or queen, never a card
-  that is a winner or a long-suit card), counting towards the cards (seven tricks)
-  and, when it has won nothing yet, keeping a winner against capot.
+  that is a winner or a long-suit card). Running its sure winners first is also how
+  it counts towards thirty as elder; it has no separate rule against capot.
 """
 
 from __future__ import annotations
@@ -35,6 +32,7 @@ from typing import Any
 
 from engine.computer import basic
 from engine.computer.knowledge import (
+    CARD_OBJ,
     CARD_OF,
     CODE_OF,
     PIPS,
@@ -148,15 +146,9 @@ def _candidates(hand: int, n: int) -> list[int]:
     if len(pool) < n:
         pool = cards
     if len(pool) > 10:  # prune: the 10 cards basic would throw first
-        order = basic.throw_order([_obj(c) for c in pool])
+        order = basic.throw_order([CARD_OBJ[c] for c in pool])
         pool = [CARD_OF[x.code] for x in order[:10]]
     return [mask(c) for c in combinations(pool, n)]
-
-
-def _obj(c: int) -> Any:
-    from engine.computer.knowledge import CARD_OBJ
-
-    return CARD_OBJ[c]
 
 
 def best_discard(view: View, draws: int = 12, limit: int = 60) -> tuple[list[str], bool]:
@@ -192,13 +184,6 @@ def best_discard(view: View, draws: int = 12, limit: int = 60) -> tuple[list[str
 def _exchange(view: View, legal: list[Action]) -> Action:
     cards, expose = best_discard(view)
     return {"type": "discard", "cards": cards, "expose": expose}
-
-
-# --------------------------------------------------------------------------- declaring
-
-
-def _call(view: View, legal: list[Action]) -> Action:
-    return basic.choose(view)
 
 
 # --------------------------------------------------------------------------- play
@@ -267,7 +252,6 @@ def _throw(k: Knowledge) -> int:
     """The card worth least to keep, when not following suit."""
     winners = sure_winners(k)
     possible = k.opp_possible
-    won_any = any(True for _ in [0]) and k.hand != 0
     best: tuple[float, int] | None = None
     for c in bits(k.hand):
         s = c >> 3
@@ -289,7 +273,6 @@ def _throw(k: Knowledge) -> int:
         value += rank * 0.3 - len(mine) * 0.2
         if best is None or value < best[0]:
             best = (value, c)
-    del won_any
     assert best is not None
     return best[1]
 

@@ -4,9 +4,9 @@
   and heard (its own cards, her calls and what they claim, cards shown, played and
   exposed, the suits she showed out of; sampler.py), solves the rest of the deal's
   play exactly for each sample (solver.py: alpha-beta, a transposition table,
-  touching cards as one) and plays the card with the best total across samples. From
-  the first trick while the search is small enough for its budget; with longer hands
-  it plays as the good level until the hands are short enough.
+  touching cards as one) and plays the card with the best total across samples,
+  from the first trick on (4 samples with twelve cards in hand, more as the hands
+  shrink, no new sample once 30,000 solver nodes are spent).
 - Exchange: it weighs the good level's best candidate discards against sampled
   stocks and opponent hands (her exchange simulated by the basic rule when she has
   not exchanged yet): declarations are decided between the two sampled hands exactly
