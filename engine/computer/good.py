@@ -11,7 +11,8 @@ card played, how many the opponent took, the suits she has shown out of), and:
   play. It takes the candidate worth most; its draws are sampled with a generator
   seeded from the view.
 - Declaring: as basic (calls everything it holds, answers honestly, asks to see).
-  It does not sink yet: no sinking rule we tried was measured to pay.
+  It does not sink: a rule for when concealment is worth more than the score is
+  still to be written and measured.
 - Play: on lead it runs sure winners (cards no unseen card of their suit can beat),
   longest suit first; when it has none it leads from its longest suit, forcing out
   the master with touching honours, else a low card, keeping guards in short suits.
