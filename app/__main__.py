@@ -66,7 +66,8 @@ def main() -> None:
     for name in HEADER_LOGGERS:
         logging.getLogger(name).addFilter(HideSeatCookies())
     logging.getLogger("uvicorn.error").addFilter(QuietBadFrames())
-    uvicorn.run(create_app(settings), **uvicorn_options(settings))
+    app = create_app(settings, settle_gc=settings.collector_tuning)
+    uvicorn.run(app, **uvicorn_options(settings))
 
 
 if __name__ == "__main__":

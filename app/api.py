@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from app.protocol import Level, Opponent, json_schema
 from app.rooms import RoomRegistry, RoomsFullError
+from app.runtime import LoopMonitor
 from app.security import TOO_MANY_ROOMS, may_make_room
 
 router = APIRouter()
@@ -29,6 +30,8 @@ class SeatGranted(BaseModel):
 class Health(BaseModel):
     status: str
     rooms: int
+    # With ?detail=1: the event loop's lag and the collector's passes (app/runtime.py).
+    loop: dict[str, Any] | None = None
 
 
 def _rooms(request: Request) -> RoomRegistry:
@@ -61,9 +64,13 @@ async def join_room(room_id: str, request: Request) -> SeatGranted:
     return SeatGranted(room_id=room.room_id, seat=seat, token=token, url=url)
 
 
-@router.get("/healthz")
-async def healthz(request: Request) -> Health:
-    return Health(status="ok", rooms=len(_rooms(request)))
+@router.get("/healthz", response_model_exclude_none=True)
+async def healthz(request: Request, detail: bool = False) -> Health:
+    rooms = len(_rooms(request))
+    if not detail:
+        return Health(status="ok", rooms=rooms)
+    monitor: LoopMonitor = request.app.state.monitor
+    return Health(status="ok", rooms=rooms, loop=monitor.snapshot())
 
 
 @router.get("/protocol.json")

@@ -17,6 +17,7 @@ from fastapi.templating import Jinja2Templates
 from app import api, pages, ws
 from app.protocol import CLOSE_GOING_AWAY
 from app.rooms import Clock, Policy, RoomRegistry, SeedSource, random_seed
+from app.runtime import LoopMonitor, settle_collector
 from app.security import ClientLimits, Guard
 from app.settings import Settings
 
@@ -29,9 +30,12 @@ def create_app(
     clock: Clock = time.monotonic,
     new_seed: SeedSource = random_seed,
     policy: Policy | None = None,
+    settle_gc: bool = False,
 ) -> FastAPI:
     """The app. `clock` drives idle expiry, `new_seed` the partie seeds and `policy`
-    the computer seat (default: engine.computer.choose); tests replace them."""
+    the computer seat (default: engine.computer.choose); tests replace them.
+    `settle_gc`: once started, freeze what start-up made and set the collector's
+    thresholds (app/runtime.py); `python -m app` does, the tests' processes do not."""
     settings = settings or Settings()
     # Worker processes for the computer's thinking, started on the first decision
     # ("spawn": nothing of the server's threads or sockets is inherited).
@@ -52,8 +56,12 @@ def create_app(
         computer_pace=settings.computer_pace,
     )
 
+    monitor = LoopMonitor()
+
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if settle_gc:
+            settle_collector()
         sweeper = asyncio.create_task(rooms.sweep_forever(settings.sweep_interval))
         if executor is not None:
             from engine.computer import warm
@@ -63,12 +71,14 @@ def create_app(
             loop = asyncio.get_running_loop()
             await asyncio.gather(*(loop.run_in_executor(executor, warm)
                                    for _ in range(settings.computer_workers)))
+        prober = asyncio.create_task(monitor.run(lambda: f"rooms {len(rooms)}"))
         try:
             yield
         finally:
-            sweeper.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await sweeper
+            for task in (prober, sweeper):
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
             await rooms.close_all(CLOSE_GOING_AWAY, "The server is restarting.")
             if executor is not None:
                 executor.shutdown(wait=False, cancel_futures=True)
@@ -80,6 +90,7 @@ def create_app(
     app.state.settings = settings
     app.state.rooms = rooms
     app.state.room_limits = ClientLimits(settings.rooms_per_minute, settings.rooms_burst)
+    app.state.monitor = monitor
     app.state.templates = Jinja2Templates(directory=settings.templates_dir)
     app.include_router(pages.router)
     app.include_router(api.router)

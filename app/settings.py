@@ -66,6 +66,9 @@ class Settings(BaseSettings):
     # permessage-deflate costs ~42 KiB of memory per socket and CPU per message, for
     # state messages of ~1.8 KB: off by default (docs/reliability.md).
     ws_deflate: bool = False
+    # Freeze what start-up made and make the collector's full passes rare (app/runtime.py);
+    # off gives Python's defaults (docs/reliability.md compares the two).
+    collector_tuning: bool = True
     templates_dir: Path = ROOT / "templates"
     static_dir: Path = ROOT / "static"
     log_level: str = "info"

@@ -9,7 +9,6 @@ trio out of a quatorze.
 from __future__ import annotations
 
 import enum
-import functools
 import operator
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -25,9 +24,7 @@ class Category(enum.IntEnum):
     SEQUENCE = 1
     SET = 2
 
-    @property
-    def word(self) -> str:
-        return ("point", "sequence", "set")[self]
+    word: str  # "point", "sequence", "set" (set below: a plain attribute, read often)
 
     @classmethod
     def from_word(cls, word: str) -> Category:
@@ -38,6 +35,9 @@ class Category(enum.IntEnum):
         """Stages a call is told in: point (length, pips), sequence (length, top), set (whole)."""
         return 1 if self is Category.SET else 2
 
+
+for _category, _word in zip(Category, ("point", "sequence", "set"), strict=True):
+    _category.word = _word
 
 NUMBER_WORDS = ("nothing", "one", "two", "three", "four", "five", "six", "seven", "eight")
 SEQUENCE_NAMES = {3: "tierce", 4: "quart", 5: "quint", 6: "sixième", 7: "septième", 8: "huitième"}
@@ -53,8 +53,22 @@ class Combo:
     # The call in a player's words: "Point of five", "Quart to the king", "Three aces".
     label: str = field(init=False, compare=False)
 
+    # What the table is told of it after one stage and after two (see `told`), written
+    # the first time it is asked for.
+    _told: tuple[dict[str, Any], dict[str, Any]] | None = field(
+        default=None, init=False, compare=False, repr=False)
+    # Its legal entry, (Call, label), made once by engine.declaring (the natural calls
+    # are made once and kept, so their entries are too).
+    entry: Any = field(default=None, init=False, compare=False, repr=False)
+
+    # What is compared at each stage (see stage_key), as a plain attribute.
+    stage_keys: tuple[int, int] = field(init=False, compare=False, repr=False)
+
     def __post_init__(self) -> None:
-        object.__setattr__(self, "key", _key(self.category, self.cards))
+        key = _key(self.category, self.cards)
+        object.__setattr__(self, "key", key)
+        object.__setattr__(self, "stage_keys", (key[0] * 100 + key[1],) * 2
+                           if self.category is Category.SET else key)
         object.__setattr__(self, "label", _label(self.category, self.cards))
 
     @property
@@ -72,9 +86,7 @@ class Combo:
 
     def stage_key(self, stage: int) -> int:
         """What is compared at `stage` (0 or 1): length then pips / top card; a set whole."""
-        if self.category is Category.SET:
-            return self.key[0] * 100 + self.key[1]
-        return self.key[stage]
+        return self.stage_keys[stage]
 
     def stage_words(self, stage: int) -> str:
         """What is said publicly at each stage (RULES.md §4 dialogue)."""
@@ -102,20 +114,14 @@ class Combo:
     def told(self, stages: int) -> dict[str, Any]:
         """What the table has been told of this call after `stages` stages, as data (the
         view's call records): a point's length then its pips, a sequence's length then its
-        top card's rank, a set's rank and count (told whole). Untold items are None."""
-        out: dict[str, Any] = {"category": self.category.word, "length": None, "pips": None,
-                               "top": None, "rank": None, "count": None}
-        if self.category is Category.SET:
-            out["rank"] = self.cards[0].rank.symbol
-            out["count"] = len(self.cards)
-            return out
-        out["length"] = len(self.cards)
-        if stages >= 2:
-            if self.category is Category.POINT:
-                out["pips"] = self.key[1]
-            else:
-                out["top"] = self.cards[0].rank.symbol
-        return out
+        top card's rank, a set's rank and count (told whole). What was not told is absent:
+        {"length": 5}, {"length": 5, "pips": 48}, {"length": 4, "top": "A"},
+        {"rank": "K", "count": 3}."""
+        told = self._told
+        if told is None:
+            told = (_told(self, 1), _told(self, 2))
+            object.__setattr__(self, "_told", told)
+        return told[stages >= 2].copy()
 
     def said(self, stages: int) -> str:
         """The words a player says for this call: "Point of five", "A quart", "Quart to the ace"."""
@@ -126,6 +132,18 @@ class Combo:
 
     def __str__(self) -> str:
         return f"{self.label} ({' '.join(map(str, self.cards))})"
+
+
+def _told(combo: Combo, stages: int) -> dict[str, Any]:
+    if combo.category is Category.SET:
+        return {"rank": combo.cards[0].rank.symbol, "count": len(combo.cards)}
+    out: dict[str, Any] = {"length": len(combo.cards)}
+    if stages >= 2:
+        if combo.category is Category.POINT:
+            out["pips"] = combo.key[1]
+        else:
+            out["top"] = combo.cards[0].rank.symbol
+    return out
 
 
 def _label(category: Category, cards: tuple[Card, ...]) -> str:
@@ -173,17 +191,29 @@ def runs(hand: Iterable[Card]) -> list[list[Card]]:
 def natural_calls(category: Category, hand: Sequence[Card]) -> tuple[Combo, ...]:
     """Every call the table offers for this hand in this category, best first (calls that
     compare equal in the hand's order: spades, hearts, clubs, diamonds)."""
-    return _natural_calls(category, tuple(hand))
+    # Cached by the set of cards (a bit per card: a Card's hash is a Python call), but
+    # only a little: legal() is worked out once per state already, and a big cache grew
+    # to ~11 MB in a busy server. The calls themselves are shared (see _group_calls).
+    mask = 0
+    for c in hand:
+        mask |= 1 << c.index
+    key = (category, mask)
+    known = _CALLS.get(key)
+    if known is None:
+        if len(_CALLS) >= _CALLS_KEPT:
+            _CALLS.clear()
+        known = _CALLS[key] = _natural_calls(category, hand)
+    return known
 
 
+_CALLS: dict[tuple[int, int], tuple[Combo, ...]] = {}
+_CALLS_KEPT = 1024
 _BY_KEY = operator.attrgetter("key")
 
 
-@functools.lru_cache(maxsize=256)
-def _natural_calls(category: Category, hand: tuple[Card, ...]) -> tuple[Combo, ...]:
-    # Cached, but only a little: legal() is worked out once per state already, and at
-    # 8,192 entries (~1.3 KiB each) it grew to ~11 MB in a busy server. The calls of one
-    # suit (or one rank, for sets) are cached for good: there are at most a few thousand.
+def _natural_calls(category: Category, hand: Sequence[Card]) -> tuple[Combo, ...]:
+    # The calls of one suit (or one rank, for sets) are cached for good: there are at
+    # most a few thousand.
     calls: list[Combo] = []
     if category is Category.SET:
         groups: dict[Rank, list[Card]] = {}
@@ -192,27 +222,32 @@ def _natural_calls(category: Category, hand: tuple[Card, ...]) -> tuple[Combo, .
                 groups.setdefault(c.rank, []).append(c)
         for group in groups.values():
             if len(group) >= 3:
-                calls.extend(_group_calls(Category.SET, tuple(group)))
+                mask = sum(1 << c.index for c in group)
+                known = _GROUP_CALLS.get((category, mask))
+                calls.extend(known if known is not None
+                             else _group_calls(category, tuple(group), mask))
     else:
         suits: tuple[list[Card], ...] = ([], [], [], [])
+        masks = [0, 0, 0, 0]  # each suit's cards, a bit per card (their cache key)
         for c in sort_hand(hand):
             suits[c.suit].append(c)
-        for cards in suits:
+            masks[c.suit] |= 1 << c.index
+        for cards, mask in zip(suits, masks, strict=True):
             if cards:
-                calls.extend(_group_calls(category, tuple(cards)))
+                known = _GROUP_CALLS.get((category, mask))
+                calls.extend(known if known is not None
+                             else _group_calls(category, tuple(cards), mask))
     calls.sort(key=_BY_KEY, reverse=True)
     return tuple(calls)
 
 
-_GROUP_CALLS: dict[tuple[Category, tuple[Card, ...]], tuple[Combo, ...]] = {}
+# By category and the group's cards, a bit per card.
+_GROUP_CALLS: dict[tuple[Category, int], tuple[Combo, ...]] = {}
 
 
-def _group_calls(category: Category, cards: tuple[Card, ...]) -> tuple[Combo, ...]:
+def _group_calls(category: Category, cards: tuple[Card, ...], mask: int) -> tuple[Combo, ...]:
     """The calls within one suit's cards (point, sequence) or one rank's (set), high
     first, in the order natural_calls lists equal calls."""
-    known = _GROUP_CALLS.get((category, cards))
-    if known is not None:
-        return known
     calls: list[Combo] = []
     if category is Category.POINT:
         for n in range(len(cards), 0, -1):
@@ -227,7 +262,7 @@ def _group_calls(category: Category, cards: tuple[Card, ...]) -> tuple[Combo, ..
         if len(cards) == 4:
             for left_out in cards:
                 calls.append(Combo(Category.SET, tuple(c for c in cards if c is not left_out)))
-    found = _GROUP_CALLS[(category, cards)] = tuple(calls)
+    found = _GROUP_CALLS[(category, mask)] = tuple(calls)
     return found
 
 

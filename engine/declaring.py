@@ -13,6 +13,20 @@ from engine.reckoning import check_pique, reckon_repique
 from engine.state import ComboRecord, Declaration, Outcome, Reckon, State, Step
 from engine.table import Legal, decl, elder_seat, goto, log, say, score, set_decl, younger_seat
 
+# The entries that are the same every time, made once.
+_NOTHING: Legal = (Pass(), "Nothing")
+_DONE: Legal = (Pass(), "Done")
+_GOOD: Legal = (Answer("good"), "Good")
+_NOT_GOOD: Legal = (Answer("not_good"), "Not good")
+_EQUAL: Legal = (Answer("equal"), "Equal")
+
+
+def _entry(c: Combo) -> Legal:
+    """A call's legal entry, made once per Combo (see Combo.entry)."""
+    entry: Legal = (Call(c.category, c.cards), c.label)
+    object.__setattr__(c, "entry", entry)
+    return entry
+
 
 def current_category(s: State) -> Category:
     for d in s.declarations:
@@ -23,37 +37,36 @@ def current_category(s: State) -> Category:
 
 def legal_elder_call(s: State, seat: int) -> list[Legal]:
     d = decl(s, current_category(s))
-    out: list[Legal] = [(Call(c.category, c.cards), c.label)
-                        for c in natural_calls(d.category, s.hands[seat])]
-    out.append((Pass(), "Nothing"))
+    out: list[Legal] = [c.entry or _entry(c) for c in natural_calls(d.category, s.hands[seat])]
+    out.append(_NOTHING)
     return out
 
 
 def legal_answer(s: State, seat: int) -> list[Legal]:
     d = decl(s, current_category(s))
     assert d.elder_call is not None
-    out: list[Legal] = [(Answer("good"), "Good")]
+    out: list[Legal] = [_GOOD]
     better, equal = _can_beat_or_equal(d, s.hands[seat])
     if better:
-        out.append((Answer("not_good"), "Not good"))
+        out.append(_NOT_GOOD)
     if equal:
-        out.append((Answer("equal"), "Equal"))
+        out.append(_EQUAL)
     return out
 
 
 def legal_lesser(s: State, seat: int) -> list[Legal]:
-    out: list[Legal] = [(Call(c.category, c.cards), c.label) for c in _lesser_calls(s, seat)]
-    out.append((Pass(), "Done"))
+    out: list[Legal] = [c.entry or _entry(c) for c in _lesser_calls(s, seat)]
+    out.append(_DONE)
     return out
 
 
 def legal_younger_call(s: State, seat: int) -> list[Legal]:
     category = s.younger_queue[0]
     d = decl(s, category)
-    out: list[Legal] = [(Call(c.category, c.cards), c.label)
+    out: list[Legal] = [c.entry or _entry(c)
                         for c in _younger_first_calls(d, s.hands[seat])]
     if d.outcome is not Outcome.YOUNGER:  # elder called nothing: she may sink too
-        out.append((Pass(), "Nothing"))
+        out.append(_NOTHING)
     return out
 
 
@@ -155,13 +168,16 @@ def _can_beat_or_equal(d: Declaration, hand: Sequence[Card]) -> tuple[bool, bool
     e = d.elder_call
     assert e is not None
     better = equal = False
+    stage = d.stage
+    ek = e.stage_keys[stage]
+    may_equal = d.category is not Category.SET
     for y in natural_calls(d.category, hand):
-        if d.stage == 1 and y.key[0] != e.key[0]:
+        if stage == 1 and y.key[0] != e.key[0]:
             continue  # having said "equal" to the length, she is held to it
-        yk, ek = y.stage_key(d.stage), e.stage_key(d.stage)
+        yk = y.stage_keys[stage]
         if yk > ek:
             better = True
-        elif yk == ek and d.category is not Category.SET:
+        elif yk == ek and may_equal:
             equal = True
     return better, equal
 
@@ -183,7 +199,8 @@ def _younger_first_calls(d: Declaration, hand: Sequence[Card]) -> list[Combo]:
     e = d.elder_call
     assert e is not None and d.younger_beat_stage is not None
     if d.younger_beat_stage == 0:
-        return [y for y in calls if y.stage_key(0) > e.stage_key(0)]
+        ek = e.stage_keys[0]
+        return [y for y in calls if y.stage_keys[0] > ek]
     return [y for y in calls if y.key[0] == e.key[0] and y.key[1] > e.key[1]]
 
 

@@ -102,7 +102,10 @@ _HANDLER_AT: dict[str, Handler | None] = {step.word: fns[1] for step, fns in STE
 
 def legal(s: State, seat: int) -> list[Legal]:
     """What `seat` may do now, each with the words a player would say."""
-    return list(_known_legal(s, seat))
+    known: list[Legal] | None = s.legal_memo.get(seat)
+    if known is None:
+        known = s.legal_memo[seat] = _legal(s, seat)
+    return list(known)
 
 
 def _known_legal(s: State, seat: int) -> list[Legal]:
@@ -139,7 +142,9 @@ def apply(state: State, seat: int, action: Action | dict[str, Any]) -> State:
     kind = type(a)
     if kind is Call:
         assert isinstance(a, Call)
-        a = Call(a.category, sort_hand(a.cards))
+        cards = sort_hand(a.cards)
+        if cards != a.cards:  # (cards compare by identity: quick)
+            a = Call(a.category, cards)
     options = _known_legal(state, seat)
     # (`in` a list tests identity before ==: legal's own action objects pass at once.)
     anytime = ANYTIME.get(kind)

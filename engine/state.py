@@ -7,8 +7,9 @@ shallow copy is a new, independent state; `apply` copies, assigns, returns.
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from engine.cards import Card
 from engine.combos import Category, Combo
@@ -87,14 +88,8 @@ class Outcome(enum.Enum):
 # The parts of a deal's score, in Law 67 order (the view's `scores.parts`).
 PARTS = ("carte_blanche", "point", "sequences", "sets", "play", "cards", "capot",
          "pique", "repique")
-_PART_OF_RECKON = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4}
+_PART_OF_RECKON = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4}  # Reckon I-V
 _PART_OF_BONUS = {"cards": 5, "capot": 6, "pique": 7, "repique": 8}
-
-
-def part_index(reckon: Reckon, what: str) -> int:
-    """Which of PARTS a score event belongs to."""
-    i = _PART_OF_RECKON.get(int(reckon))
-    return _PART_OF_BONUS[what] if i is None else i
 
 
 class ScoreEvent(NamedTuple):
@@ -165,6 +160,26 @@ class Result:
     text: str
 
 
+def parts_of(events: tuple[ScoreEvent, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """A deal's scores by part (PARTS), for each seat, from its score events."""
+    parts = [[0] * len(PARTS), [0] * len(PARTS)]
+    by_reckon = _PART_OF_RECKON
+    for e in events:
+        i = by_reckon.get(e.reckon)
+        parts[e.seat][_PART_OF_BONUS[e.what] if i is None else i] += e.points
+    return (tuple(parts[0]), tuple(parts[1]))
+
+
+def _totals(events: tuple[ScoreEvent, ...]) -> tuple[int, int]:
+    s = [0, 0]
+    for e in events:
+        s[e.seat] += e.points
+    return (s[0], s[1])
+
+
+T = TypeVar("T")
+
+
 @dataclass(eq=True)
 class State:
     # The partie.
@@ -215,18 +230,32 @@ class State:
     # against it. A state is never changed once new_partie or apply has returned it.
     legal_memo: dict[int, Any] = field(default_factory=dict, init=False, repr=False,
                                        compare=False)
-    # The `see` entries for each seat, for the `combos` tuple they were worked out from:
-    # carried from state to state (combos rarely change once the tricks begin).
-    see_memo: tuple[Any, ...] | None = field(default=None, init=False, repr=False,
-                                             compare=False)
+    # The view's part both seats see alike, worked out once per state (engine.view).
+    view_memo: dict[str, Any] = field(default_factory=dict, init=False, repr=False,
+                                      compare=False)
+    # Values derived from one field's value (see `derived`), shared by the states that
+    # follow: most fields keep their value from one action to the next.
+    carried: dict[str, tuple[Any, Any]] = field(default_factory=dict, init=False,
+                                                repr=False, compare=False)
 
     def copy(self) -> State:
         """A new state with the same field values (all immutable, so independent)."""
         new = object.__new__(State)
         fields = self.__dict__.copy()  # (a new dict, given whole: 3x quicker than update)
         fields["legal_memo"] = {}
+        fields["view_memo"] = {}
         new.__dict__ = fields
         return new
+
+    def derived(self, name: str, source: Any, make: Callable[[Any], T]) -> T:
+        """`make(source)`, worked out once for as long as the field's value `source` is
+        the same object (values are immutable, so the same object means the same value)."""
+        hit = self.carried.get(name)
+        if hit is not None and hit[0] is source:
+            return hit[1]  # type: ignore[no-any-return]
+        value = make(source)
+        self.carried[name] = (source, value)
+        return value
 
     @property
     def phase(self) -> Phase:
@@ -246,17 +275,11 @@ class State:
         return "younger" if seat == self.dealer else "elder"
 
     def deal_scores(self) -> tuple[int, int]:
-        s = [0, 0]
-        for e in self.events:
-            s[e.seat] += e.points
-        return (s[0], s[1])
+        return self.derived("deal_scores", self.events, _totals)
 
     def deal_parts(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """This deal's scores so far by part (PARTS), for each seat."""
-        parts = [[0] * len(PARTS), [0] * len(PARTS)]
-        for e in self.events:
-            parts[e.seat][part_index(e.reckon, e.what)] += e.points
-        return (tuple(parts[0]), tuple(parts[1]))
+        return self.derived("parts", self.events, parts_of)
 
     def partie_scores(self, deal: tuple[int, int] | None = None) -> tuple[int, int]:
         """Totals over the finished deals plus the deal in progress (its scores may be

@@ -34,15 +34,20 @@ def goto(s: State, step: Step, seat: int | None) -> None:
     s.to_move = seat
 
 
+# A named tuple made by tuple.__new__ skips its Python-level __new__: these two run for
+# nearly every action.
+_make = tuple.__new__
+
+
 def log(s: State, seat: int | None, kind: str, text: str, points: int = 0) -> None:
     role = None if seat is None or s.dealer is None else \
         ("younger" if seat == s.dealer else "elder")
-    s.log = (*s.log, LogLine(seat, role, kind, text, points))
+    s.log = (*s.log, _make(LogLine, (seat, role, kind, text, points)))
 
 
 def score(s: State, seat: int, points: int, reckon: Reckon, what: str) -> None:
     if points:
-        s.events = (*s.events, ScoreEvent(seat, points, reckon, what))
+        s.events = (*s.events, _make(ScoreEvent, (seat, points, reckon, what)))
 
 
 def bonus(s: State, seat: int, kind: str, points: int, reckon: Reckon, text: str) -> None:

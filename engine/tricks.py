@@ -36,9 +36,10 @@ _PLAY, _LEAD, _FOLLOW = Reckon.PLAY, Step.LEAD, Step.FOLLOW
 def on_play(s: State, seat: int, a: Action) -> None:
     assert isinstance(a, Play)
     card = a.card
-    hand = list(s.hands[seat])
+    hands = s.hands
+    hand = list(hands[seat])
     hand.remove(card)
-    s.hands = set_pair(s.hands, seat, tuple(hand))
+    s.hands = (tuple(hand), hands[1]) if seat == 0 else (hands[0], tuple(hand))
     if not s.trick:  # a lead
         s.trick = ((card, seat),)
         s.trick_leader = seat
@@ -53,8 +54,9 @@ def on_play(s: State, seat: int, a: Action) -> None:
                 # Younger's calls come now: after the lead, before she plays to it.
                 goto(s, Step.YOUNGER_CALL, younger_seat(s))
                 return
-        check_pique(s)
-        goto(s, _FOLLOW, 1 - seat)
+        if not s.pique_settled:
+            check_pique(s)
+        s.step, s.to_move = _FOLLOW, 1 - seat
         return
     leader = s.trick_leader
     leader_card = s.trick[0][0]
@@ -67,8 +69,9 @@ def on_play(s: State, seat: int, a: Action) -> None:
     points = (1 if winner != leader else 0) + (1 if last else 0)
     score(s, winner, points, _PLAY, "trick")
     log(s, winner, "trick", "Wins the last trick" if last else "Wins the trick", points)
-    check_pique(s)
+    if not s.pique_settled:
+        check_pique(s)
     if last:
         end_deal(s)
     else:
-        goto(s, _LEAD, winner)
+        s.step, s.to_move = _LEAD, winner

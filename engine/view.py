@@ -11,7 +11,17 @@ from typing import Any
 from engine.cards import Card, sort_hand
 from engine.combos import Category
 from engine.rules import LEFTOVERS, current_category, legal_json
-from engine.state import PARTS, ComboRecord, Declaration, Outcome, State, Step
+from engine.state import (
+    PARTS,
+    ComboRecord,
+    Declaration,
+    Outcome,
+    Phase,
+    Shown,
+    State,
+    Step,
+    Trick,
+)
 
 # What is told at each stage of a call, by category (RULES.md §4): the view's `stage`.
 STAGES: dict[Category, tuple[str, ...]] = {
@@ -19,66 +29,82 @@ STAGES: dict[Category, tuple[str, ...]] = {
     Category.SEQUENCE: ("length", "top"),
     Category.SET: ("whole",),
 }
-_ZERO_PARTS = (0,) * len(PARTS)
 
 
 def view(state: State, seat: int, *, log: bool = True) -> dict[str, Any]:
     """Everything `seat` may see now. `log=False` leaves out the log (a server that sends
     each line once asks `deal_log` for the new lines instead). Cards are written by code
-    ("QH"); `CARD_NAMES` names them in words."""
+    ("QH"); `CARD_NAMES` names them in words.
+
+    A view is read-only: what both seats see is worked out once per state and shared by
+    the two views (and the finished tricks by the views that follow)."""
     s = state
-    other = 1 - seat
-    in_deal = s.deal_number > 0 and s.step is not Step.CHOOSE_DEALER
-    deal = s.deal_scores() if in_deal else (0, 0)
-    sheet = [list(r) for r in s.sheet]
-    sheet_parts = [[_parts(a), _parts(b)] for a, b in s.sheet_parts]
-    parts = s.deal_parts() if in_deal else (_ZERO_PARTS, _ZERO_PARTS)
-    if in_deal and s.step not in (Step.DEAL_OVER, Step.PARTIE_OVER):
-        sheet.append(list(deal))
-        sheet_parts.append([_parts(parts[0]), _parts(parts[1])])
+    public = s.view_memo.get("public")
+    if public is None:
+        public = s.view_memo["public"] = _public(s)
     elder = s.elder
     v: dict[str, Any] = {
         "seat": seat,
+        "role": s.role(seat),
+        "hand": [c.code for c in s.hands[seat]],
+        "discards": [c.code for c in s.discards[seat]],
+        "seen_stock": [c.code for c in s.seen_stock] if seat == elder else [],
+        "opponent_hand_count": len(s.hands[1 - seat]),
+        **public,
+        "combos": list(s.derived("combos", s.combos, _combos)[seat]),
+        "seen": _seen(s, seat),
+    }
+    if log:
+        v["log"] = deal_log(s)
+    v["legal"] = legal_json(s, seat)
+    return v
+
+
+def _public(s: State) -> dict[str, Any]:
+    """The part of the view both seats see alike."""
+    in_deal = s.deal_number > 0 and s.step is not Step.CHOOSE_DEALER
+    deal = s.deal_scores() if in_deal else (0, 0)
+    sheet = [list(r) for r in s.sheet]
+    # (Written once per value of the fields they come from, and shared: a view is read-only.)
+    sheet_parts = list(s.derived("sheet_parts", s.sheet_parts, _sheet_rows))
+    parts = s.derived("parts_json", s.deal_parts(), _parts_rows) if in_deal else [{}, {}]
+    if in_deal and s.step not in (Step.DEAL_OVER, Step.PARTIE_OVER):
+        sheet.append(list(deal))
+        sheet_parts.append(parts)
+    return {
         "phase": s.step.phase.word,
         "step": s.step.word,
         "to_move": s.to_move,
         "deal_number": s.deal_number,
         "deals_in_partie": s.deals_in_partie,
         "dealer": s.dealer,
-        "elder": elder,
-        "role": s.role(seat),
+        "elder": s.elder,
         "cut": None if s.cut is None
         else {"cards": [c.code for c in s.cut], "winner": s.cut_winner},
-        "hand": [c.code for c in s.hands[seat]],
-        "discards": [c.code for c in s.discards[seat]],
-        "seen_stock": [c.code for c in s.seen_stock] if seat == elder else [],
-        "opponent_hand_count": len(s.hands[other]),
         "stock_count": len(s.stock),
         "exposed_stock": [c.code for c in s.exposed],
         "took": list(s.took),
         "trick": {"leader": s.trick_leader, "cards": [[c.code, p] for c, p in s.trick]}
         if s.trick else None,
-        "tricks": [{"leader": t.leader, "cards": [[c.code, p] for c, p in t.cards],
-                    "winner": t.winner} for t in s.tricks],
+        # (The finished tricks are written once per deal's tricks: they never change.)
+        "tricks": list(s.derived("tricks", s.tricks, _tricks)),
         "tricks_won": list(s.tricks_won),
-        "declaring": _declaring(s),
-        "declarations": [_declaration(s, d) for d in s.declarations] if in_deal else [],
-        "combos": [_combo(i, r, seat) for i, r in enumerate(s.combos)],
+        **_dialogue(s, in_deal),
         "shown": [{"seat": x.seat, "what": x.what, "cards": [c.code for c in x.cards]}
                   for x in s.shown],
         "scores": {"deal": list(deal), "sheet": sheet,
                    "partie": list(s.partie_scores(deal if in_deal else None)),
-                   "parts": [_parts(parts[0]), _parts(parts[1])], "sheet_parts": sheet_parts},
-        "seen": _seen(s, seat),
+                   "parts": parts, "sheet_parts": sheet_parts},
         "bonuses": [{"seat": b[0], "kind": b[1], "points": b[2]} for b in s.bonuses],
         "result": None if s.result is None else {
             "winner": s.result.winner, "totals": list(s.result.totals),
             "points": s.result.points, "rubiconed": s.result.rubiconed, "text": s.result.text},
     }
-    if log:
-        v["log"] = deal_log(s)
-    v["legal"] = legal_json(s, seat)
-    return v
+
+
+def _combos(combos: tuple[ComboRecord, ...]) -> tuple[list[dict[str, Any]], ...]:
+    """`combos` as each seat sees it (worked out once per combos tuple, and shared)."""
+    return tuple([_combo(i, r, seat) for i, r in enumerate(combos)] for seat in (0, 1))
 
 
 def _combo(i: int, r: ComboRecord, seat: int) -> dict[str, Any]:
@@ -99,8 +125,47 @@ def deal_log(state: State, start: int = 0) -> list[dict[str, Any]]:
             for x in state.log[start:]]
 
 
+def _tricks(tricks: tuple[Trick, ...]) -> tuple[dict[str, Any], ...]:
+    return tuple({"leader": t.leader, "cards": [[c.code, p] for c, p in t.cards],
+                  "winner": t.winner} for t in tricks)
+
+
+def _played(tricks: tuple[Trick, ...]) -> tuple[str, ...]:
+    return tuple(c.code for t in tricks for c, _ in t.cards)
+
+
+def _sheet_rows(rows: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]) \
+        -> tuple[list[dict[str, int]], ...]:
+    return tuple([_parts(a), _parts(b)] for a, b in rows)
+
+
+def _parts_rows(parts: tuple[tuple[int, ...], tuple[int, ...]]) -> list[dict[str, int]]:
+    return [_parts(p) for p in parts]
+
+
 def _parts(row: tuple[int, ...]) -> dict[str, int]:
-    return dict(zip(PARTS, row, strict=True))
+    """The parts that scored, by name (a part that scored nothing is left out)."""
+    return {name: points for name, points in zip(PARTS, row, strict=True) if points}
+
+
+_DECLARE = Phase.DECLARE
+
+
+def _dialogue(s: State, in_deal: bool) -> dict[str, Any]:
+    """`declaring` and `declarations`: the same while none of the fields they come from
+    changes (all of the tricks), so worked out once for as long."""
+    # The step and who is to move matter only while declaring: out of it (the tricks)
+    # they change at every card and the dialogue does not.
+    talking = s.step if s.step.phase is _DECLARE else None
+    sources = (s.declarations, s.younger_queue, s.first_call, talking,
+               s.to_move if talking else None, s.dealer, in_deal)
+    hit = s.carried.get("dialogue")
+    if hit is not None and all(a is b for a, b in zip(hit[0], sources, strict=True)):
+        return hit[1]  # type: ignore[no-any-return]
+    value = {"declaring": _declaring(s),
+             "declarations": [_declaration(s, d) for d in s.declarations] if in_deal else []}
+    s.carried["dialogue"] = (sources, value)
+    return value
 
 
 def _declaring(s: State) -> dict[str, Any] | None:
@@ -155,18 +220,24 @@ def _seen(s: State, seat: int) -> dict[str, list[str]]:
     """Every card this seat has seen this deal beyond its hand, grouped by how: its own
     discards, the rest of its five (elder), younger's leftovers turned up, the other
     seat's cards laid face up (carte blanche, combinations shown), every card played."""
-    other = 1 - seat
-    shown: set[Card] = set()
-    for x in s.shown:
-        if x.seat == other and x.what != LEFTOVERS:  # (those are `exposed`)
-            shown.update(x.cards)
-    played: list[Card] = [c for t in s.tricks for c, _ in t.cards]
-    played.extend(c for c, _ in s.trick)
+    played = list(s.derived("played", s.tricks, _played))
+    if s.trick:
+        played += [c.code for c, _ in s.trick]
     return {"discards": [c.code for c in s.discards[seat]],
             "rest_of_five": [c.code for c in s.seen_stock] if seat == s.elder else [],
             "exposed": [c.code for c in s.exposed],
-            "shown": _codes(shown),
-            "played": _codes(played)}
+            "shown": list(s.derived("shown_to", s.shown, _shown_to)[seat]),
+            "played": played}
+
+
+def _shown_to(shown: tuple[Shown, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """For each seat, the other seat's cards laid face up (its leftovers apart: those
+    are `exposed`)."""
+    by_seat: tuple[set[Card], set[Card]] = (set(), set())
+    for x in shown:
+        if x.what != LEFTOVERS:
+            by_seat[x.seat].update(x.cards)
+    return (tuple(_codes(by_seat[1])), tuple(_codes(by_seat[0])))
 
 
 

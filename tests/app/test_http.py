@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 from tablekit import TestClient, room_of, serve
 
+import engine
+from app.protocol import View
 from app.settings import ROOT
 
 
@@ -109,6 +111,28 @@ def test_protocol_json_describes_every_message(client: TestClient) -> None:
         assert code in text
     assert schema["client_to_server"]["discriminator"]["propertyName"] == "type"
     assert len(schema["card_names"]) == 32 and schema["card_names"]["10S"] == "Ten of Spades"
+
+
+def test_protocol_json_describes_the_view_field_by_field(client: TestClient) -> None:
+    """The view's schema names what the seat knows as data, down to a call as told."""
+    defs = client.get("/protocol.json").json()["server_to_client"]["$defs"]
+    view = defs["View"]["properties"]
+    for field in ("hand", "legal", "declaring", "declarations", "combos", "scores", "seen"):
+        assert field in view
+    assert set(defs["Told"]["properties"]) == {"length", "pips", "top", "rank", "count"}
+    assert set(defs["DeclarationView"]["properties"]) >= {"elder_call", "answers",
+                                                          "younger_call", "to_speak", "owed"}
+    assert set(defs["Parts"]["properties"]) == set(engine.PARTS)
+    assert set(defs["SeenView"]["properties"]) == {"discards", "rest_of_five", "exposed",
+                                                   "shown", "played"}
+
+
+def test_a_view_with_an_undescribed_field_inside_fails_the_schema() -> None:
+    v = engine.view(engine.new_partie(seed=1, first_dealer=0), 1)
+    View.model_validate(v)
+    v["seen"] = {**v["seen"], "stock": ["AS"]}
+    with pytest.raises(ValueError):
+        View.model_validate(v)
 
 
 def test_static_files_are_served(client: TestClient, tmp_path: Path) -> None:

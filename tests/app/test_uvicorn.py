@@ -18,6 +18,7 @@ from tablekit import HoldsState, next_move, pick
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from app.runtime import FULL_EVERY, MIDDLE_THRESHOLD, YOUNG_THRESHOLD
 from app.settings import ROOT
 from tests.serverproc import free_port, stop, wait_until_healthy
 
@@ -85,6 +86,18 @@ def open_seat(server: Server, room_id: str, token: str | None, **kw: Any) -> con
 
 def test_the_banner_prints_the_address(server: Server) -> None:
     assert server.banner == f"Piquet table: http://127.0.0.1:{server.port}/"
+
+
+def test_the_server_freezes_what_start_up_made_and_makes_full_collections_rare(
+    server: Server,
+) -> None:
+    """The collector's full passes trace every object while the loop waits (~1.2 s at
+    5,000 rooms): `python -m app` runs with them rare and start-up's objects frozen."""
+    with httpx.Client(trust_env=False) as http:
+        loop = http.get(f"{server.http}/healthz", params={"detail": 1}).json()["loop"]
+    assert loop["gc_frozen"] > 10_000  # modules, app, settings: never traced again
+    assert loop["gc_thresholds"] == [YOUNG_THRESHOLD, MIDDLE_THRESHOLD, FULL_EVERY]
+    assert FULL_EVERY > 10  # rarer than Python's default (700, 10, 10)
 
 
 def test_two_seats_play_a_partie_over_real_sockets(server: Server) -> None:

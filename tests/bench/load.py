@@ -39,6 +39,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import os
 import random
@@ -58,10 +59,17 @@ import httpx  # noqa: E402
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 from websockets.exceptions import ConnectionClosed  # noqa: E402
 
+from app.runtime import LoopMonitor, settle_collector  # noqa: E402
 from tests.serverproc import HOST, free_port, stop, wait_until_healthy  # noqa: E402
 
 RECV_TIMEOUT = 30.0  # one frame; far above any round trip seen, so a hang is an error
 SETUP_SECONDS = 180.0
+
+
+def setup_seconds(rooms: int) -> float:
+    """The deadline for making the rooms: 5,000 took 98-140 s on the busy 2-core machine,
+    and once more than 180."""
+    return SETUP_SECONDS + 0.05 * rooms
 
 
 def rss_kb(pid: int) -> int:
@@ -294,7 +302,8 @@ async def make_computer_rooms(base: str, ws_base: str, count: int) -> list[Compu
     return rooms
 
 
-def start_server(port: int, rooms: int, log_path: Path) -> subprocess.Popen[bytes]:
+def start_server(port: int, rooms: int, log_path: Path,
+                 collector_tuning: bool = True) -> subprocess.Popen[bytes]:
     env = {
         **os.environ,
         "PIQUET_HOST": HOST,
@@ -307,7 +316,13 @@ def start_server(port: int, rooms: int, log_path: Path) -> subprocess.Popen[byte
         "PIQUET_MAX_ROOMS": str(rooms + 50),
         "PIQUET_ROOMS_BURST": str(rooms + 50),
         "PIQUET_MAX_CONNECTIONS": str(2 * rooms + 1000),
+        # A socket silent for 3 intervals is closed (4408). Sockets are read only during
+        # play, and making 5,000 rooms takes up to ~2 minutes on a busy 2-core machine:
+        # with the default 20 s the first rooms were closed before play began.
+        # (The keepalive itself is tested in tests/app/test_faults.py.)
+        "PIQUET_PING_INTERVAL": "120",
         "PIQUET_LOG_LEVEL": "warning",
+        "PIQUET_COLLECTOR_TUNING": "true" if collector_tuning else "false",
     }
     with log_path.open("wb") as log:
         proc = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env,
@@ -320,10 +335,22 @@ async def make_rooms(base: str, ws_base: str, count: int, deflate: bool,
                      first_index: int = 0) -> list[Room]:
     gate = asyncio.Semaphore(32)  # handshakes at once
 
+    async def post(http: httpx.AsyncClient, path: str, body: Any = None) -> dict[str, Any]:
+        # A kept-alive connection may be closed by the server (idle past uvicorn's 5 s)
+        # just as it is reused, when set-up is slow on a busy machine: try again.
+        for attempt in range(3):
+            try:
+                answer: dict[str, Any] = (await http.post(path, json=body)).json()
+                return answer
+            except httpx.TransportError:
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
     async def one(http: httpx.AsyncClient, index: int) -> Room:
         async with gate:
-            made = (await http.post("/api/rooms", json={"opponent": "friend"})).json()
-            joined = (await http.post(f"/api/rooms/{made['room_id']}/join")).json()
+            made = await post(http, "/api/rooms", {"opponent": "friend"})
+            joined = await post(http, f"/api/rooms/{made['room_id']}/join")
             room = Room(index, made["room_id"], (made["token"], joined["token"]))
             await room.open(ws_base, deflate)
             return room
@@ -348,29 +375,80 @@ async def run(args: argparse.Namespace, proc: subprocess.Popen[bytes], port: int
     baseline = rss_kb(proc.pid)
 
     t0 = time.monotonic()
-    rooms = await asyncio.wait_for(make_rooms(base, ws_base, args.rooms, deflate), SETUP_SECONDS)
+    rooms = await asyncio.wait_for(make_rooms(base, ws_base, args.rooms, deflate),
+                                   setup_seconds(args.rooms))
     strong_rooms = await make_computer_rooms(base, ws_base, args.strong_rooms)
     setup_s = time.monotonic() - t0
     await asyncio.sleep(0.5)
     connected = rss_kb(proc.pid)
+    client_kb0 = rss_kb(os.getpid())
+    if not args.no_gc_tuning:
+        # This process times the server, so its own collector must not stall it. What
+        # set-up made (every socket) is frozen, as the server freezes start-up; and
+        # unlike the server, the client then runs with no collector at all: it keeps
+        # every seat's last state as parsed JSON (~3 million objects at 5,000 rooms,
+        # replaced at every action), so even a rare full pass held it for seconds. It
+        # makes no reference cycles while playing (checked with gc.DEBUG_SAVEALL), so
+        # its memory stays flat: its RSS is printed at the end.
+        settle_collector()
+        gc.disable()
 
     stats = Stats()
     peak = connected
     rss_by_10s: list[int] = []  # the highest RSS in each 10 s of play
     server_cpu0, client_cpu0 = cpu_seconds(proc.pid), cpu_seconds(os.getpid())
+    # The client's own event loop: a stall here would be timed as the server's.
+    client_loop = LoopMonitor(window=60.0, name="client", logger=None)  # printed below
+    prober = asyncio.create_task(client_loop.run())
     started = time.monotonic()
     until = started + args.seconds
     tasks = [asyncio.create_task(room.play(stats, until, args.pace)) for room in rooms]
     counts = {"person": 0, "computer": 0, "errors": 0}
     strong_tasks = [asyncio.create_task(room.play(counts, until)) for room in strong_rooms]
-    while time.monotonic() < until and not all(t.done() for t in tasks):
-        await asyncio.sleep(0.5)
-        now_kb, window = rss_kb(proc.pid), int((time.monotonic() - started) // 10)
-        peak = max(peak, now_kb)
-        if window >= len(rss_by_10s):
-            rss_by_10s.append(now_kb)
-        rss_by_10s[-1] = max(rss_by_10s[-1], now_kb)
+    minute_peak, minutes, polled = connected, 0, started
+    loops: dict[str, list[dict[str, Any]]] = {"server": [], "client": []}
+    # A new connection for each look: a kept-alive one idle for uvicorn's 5 s may be
+    # closed just as it is reused.
+    no_keepalive = httpx.Limits(max_keepalive_connections=0)
+    async with httpx.AsyncClient(base_url=base, trust_env=False, timeout=30,
+                                 limits=no_keepalive) as http:
+        detail = (await http.get("/healthz", params={"detail": 1})).json()
+        server_windows = detail["loop"]["windows"]
+        while time.monotonic() < until and not all(t.done() for t in tasks):
+            await asyncio.sleep(0.5)
+            now = time.monotonic()
+            now_kb, window = rss_kb(proc.pid), int((now - started) // 10)
+            peak = max(peak, now_kb)
+            minute_peak = max(minute_peak, now_kb)
+            if window >= len(rss_by_10s):
+                rss_by_10s.append(now_kb)
+            rss_by_10s[-1] = max(rss_by_10s[-1], now_kb)
+            if client_loop.windows > minutes:
+                # A minute of play is over: the server's memory, the client's loop.
+                minutes += 1
+                loops["client"].append(client_loop.history[-1].as_dict())
+                print(f"minute {minutes}: server RSS {(minute_peak - baseline) / args.rooms:.1f}"
+                      f" KiB/room at the peak; {minute_line('client', loops['client'][-1])}",
+                      flush=True)
+                minute_peak = 0
+            if now - polled >= 5:
+                # The server's own minutes (since it started, so not those of play).
+                polled = now
+                try:
+                    loop = (await http.get("/healthz", params={"detail": 1})).json()["loop"]
+                except httpx.TransportError as exc:
+                    print(f"  (no answer from /healthz: {exc!r})", flush=True)
+                    continue
+                if loop["windows"] > server_windows:
+                    server_windows = loop["windows"]
+                    in_play = now - started >= loop["last"]["window_s"] + 5
+                    if in_play:
+                        loops["server"].append(loop["last"])
+                    print(f"  {minute_line('server', loop['last'])}, its minute ending at "
+                          f"{now - started:.0f} s of play"
+                          + ("" if in_play else " (so partly set-up)"), flush=True)
     stats.stop = True
+    prober.cancel()
     _, pending = await asyncio.wait(tasks, timeout=RECV_TIMEOUT + 5)
     for task in pending:
         task.cancel()
@@ -382,6 +460,7 @@ async def run(args: argparse.Namespace, proc: subprocess.Popen[bytes], port: int
         print(f"strong rooms: {len(strong_rooms)}, computer moves {counts['computer']}, "
               f"person moves {counts['person']}, errors {counts['errors']}")
     server_cpu = cpu_seconds(proc.pid) - server_cpu0
+    client_kb = (client_kb0, rss_kb(os.getpid()))
     client_cpu = cpu_seconds(os.getpid()) - client_cpu0
     peak = max(peak, rss_kb(proc.pid))
     health = httpx.get(f"{base}/healthz", trust_env=False).json()
@@ -400,8 +479,20 @@ async def run(args: argparse.Namespace, proc: subprocess.Popen[bytes], port: int
         "stats": stats, "elapsed": elapsed, "setup_s": setup_s, "baseline": baseline,
         "connected": connected, "peak": peak, "rss_by_10s": rss_by_10s,
         "server_cpu": server_cpu,
-        "client_cpu": client_cpu, "health": health, "codes": codes, "exit_code": exit_code,
+        "client_cpu": client_cpu, "client_kb": client_kb, "health": health, "loops": loops,
+        "codes": codes,
+        "exit_code": exit_code,
     }
+
+
+def minute_line(name: str, loop: dict[str, Any] | None) -> str:
+    """One process's event loop over its last complete minute (app/runtime.py)."""
+    if loop is None:
+        return f"{name}: no complete minute yet"
+    return (f"{name} loop lag p99 {loop['lag_p99_ms']:.0f} ms, max {loop['lag_max_ms']:.0f} ms, "
+            f"gc passes {loop['gc_young_passes']} young ({loop['gc_middle_passes']} of them "
+            f"middle), {loop['gc_full_passes']} full (longest "
+            f"{loop['gc_full_pass_max_ms']:.0f} ms)")
 
 
 def report(args: argparse.Namespace, r: dict[str, Any]) -> int:
@@ -429,7 +520,9 @@ def report(args: argparse.Namespace, r: dict[str, Any]) -> int:
         f"{(kb - r['baseline']) / k:.0f}" for kb in r["rss_by_10s"]))
     print(f"CPU during play: server {r['server_cpu']:.1f} s "
           f"({100 * r['server_cpu'] / r['elapsed']:.0f}% of a core), client "
-          f"{r['client_cpu']:.1f} s ({100 * r['client_cpu'] / r['elapsed']:.0f}%)")
+          f"{r['client_cpu']:.1f} s ({100 * r['client_cpu'] / r['elapsed']:.0f}%); client RSS "
+          f"{r['client_kb'][0] / 1024:.0f} MiB at the start of play, "
+          f"{r['client_kb'][1] / 1024:.0f} MiB at the end")
     print(f"shutdown (SIGTERM): {ok_1012}/{len(r['codes'])} sockets closed with 1012"
           + (f", others: {', '.join(others)}" if others else "")
           + f"; server exit code {r['exit_code']}")
@@ -440,6 +533,14 @@ def report(args: argparse.Namespace, r: dict[str, Any]) -> int:
             windows.setdefault(int((at - first) // 10), []).append(rtt)
         print("p99 by 10 s of play: " + ", ".join(
             f"{pct(windows[w], .99):.0f}" for w in sorted(windows)) + " ms")
+    for name, windows in r["loops"].items():
+        if windows:
+            worst = max(windows, key=lambda w: w["lag_max_ms"])
+            print(f"{name} event loop, worst of {len(windows)} minutes in play: "
+                  f"lag max {worst['lag_max_ms']:.0f} ms,"
+                  f" p99 {worst['lag_p99_ms']:.0f} ms; full gc passes in all: "
+                  f"{sum(w['gc_full_passes'] for w in windows)}, longest "
+                  f"{max(w['gc_full_pass_max_ms'] for w in windows):.0f} ms")
     for sample in stats.error_samples:
         print(f"error: {sample}")
     print(f"load rooms={k} actions/s={rate:.0f} p50={pct(stats.round_trips, .5):.1f}ms "
@@ -459,13 +560,16 @@ def main() -> None:
                         help="computer rooms at the strong level playing beside them")
     parser.add_argument("--no-deflate", action="store_true",
                         help="do not offer permessage-deflate (browsers do offer it)")
+    parser.add_argument("--no-gc-tuning", action="store_true",
+                        help="Python's default collector in the server and this client "
+                             "(no freeze, default thresholds): the stalls of issue 14")
     args = parser.parse_args()
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
         log_path = Path(tmp) / "server.log"
-        proc = start_server(port, args.rooms, log_path)
+        proc = start_server(port, args.rooms, log_path, not args.no_gc_tuning)
         try:
-            budget = SETUP_SECONDS + args.seconds + 4 * RECV_TIMEOUT + 60
+            budget = setup_seconds(args.rooms) + args.seconds + 4 * RECV_TIMEOUT + 60
             result = asyncio.run(asyncio.wait_for(run(args, proc, port), budget))
         finally:
             stop(proc)

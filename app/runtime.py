@@ -1,0 +1,175 @@
+"""How the process runs: the cyclic collector's settings, and the event loop's health.
+
+One process holds every room on one event loop, so anything that holds the loop holds
+every table at once. The largest such hold was the cyclic garbage collector's full
+pass: it traces every tracked object (~450 a room: each socket's tasks, coroutines and
+buffers, and the engine's state), over a second at 5,000 rooms, once or twice a minute
+at a human pace (docs/reliability.md, "Five thousand rooms"). Play makes no reference
+cycles (tests/app/test_cycles.py), so those passes found nothing to free.
+
+`settle_collector` freezes what start-up made (never traced again) and makes full
+passes rare; `LoopMonitor` measures how late the loop runs its timers and how long the
+collector's passes take, for /healthz?detail=1 and a log line a minute."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import logging
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+log = logging.getLogger("piquet.runtime")
+
+# The collector's thresholds (Python's defaults are 700, 10, 10). The youngest
+# generation is collected once 700 more tracked objects are made than freed, the middle
+# one every 10 of those, and the oldest (a full pass) once the middle one has been
+# collected FULL_EVERY times, and only if the objects moved into the oldest since the
+# last full pass are a quarter of those there. With 10, the quarter was the only limit:
+# each action's new State lives until the room's next action, long enough to get there,
+# and at 5,000 rooms a full pass came once or twice a minute. The middle generation is
+# collected 30-70 times a minute at that load: with 1,000, a full pass every ~15-30
+# minutes. Cycles still get freed, by those passes; the server makes none as it plays
+# (tests/app/test_cycles.py), and whatever a path we have not found makes waits for at
+# most ~7 million new objects (1,000 x 10 x 700).
+YOUNG_THRESHOLD = 700
+MIDDLE_THRESHOLD = 10
+FULL_EVERY = 1000
+
+
+def settle_collector() -> None:
+    """After start-up: collect once, move everything left to the collector's permanent
+    generation (never traced again; still freed when its count drops to 0), and set
+    the thresholds."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(YOUNG_THRESHOLD, MIDDLE_THRESHOLD, FULL_EVERY)
+
+
+@dataclass(slots=True)
+class LoopReport:
+    """One window of the loop's health (times in milliseconds)."""
+
+    window_s: float
+    lag_p99_ms: float
+    lag_max_ms: float
+    full_passes: int
+    full_pass_max_ms: float
+    young_passes: int  # generations 0 and 1
+    young_pass_max_ms: float
+    middle_passes: int  # generation 1 alone
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "window_s": round(self.window_s, 1),
+            "lag_p99_ms": round(self.lag_p99_ms, 1),
+            "lag_max_ms": round(self.lag_max_ms, 1),
+            "gc_full_passes": self.full_passes,
+            "gc_full_pass_max_ms": round(self.full_pass_max_ms, 1),
+            "gc_young_passes": self.young_passes,
+            "gc_young_pass_max_ms": round(self.young_pass_max_ms, 1),
+            "gc_middle_passes": self.middle_passes,
+        }
+
+    def line(self) -> str:
+        return (f"event loop over {self.window_s:.0f} s: lag p99 {self.lag_p99_ms:.1f} ms, "
+                f"max {self.lag_max_ms:.1f} ms; collector: {self.full_passes} full passes "
+                f"(longest {self.full_pass_max_ms:.1f} ms), {self.young_passes} young "
+                f"(longest {self.young_pass_max_ms:.1f} ms)")
+
+
+class LoopMonitor:
+    """Lag: a timer every `tick` seconds, and how much later than asked it ran (anything
+    that holds the loop, the collector or a slow handler, shows there). Collector: how
+    many passes and the longest, from `gc.callbacks`. Reported by window of `window` s.
+    """
+
+    # Lag above this in a window is logged as a warning, not info.
+    WARN_LAG_MS = 250.0
+
+    def __init__(self, *, tick: float = 0.1, window: float = 60.0,
+                 name: str = "server", logger: logging.Logger | None = log) -> None:
+        self.tick = tick
+        self.window = window
+        self.name = name
+        self.log = logger
+        self._lags: list[float] = []
+        self._started = time.monotonic()
+        self._gc_start = 0.0
+        self._passes = [0, 0]  # young (generations 0 and 1), full (2)
+        self._pass_max = [0.0, 0.0]
+        self._middle = 0
+        self.last: LoopReport | None = None  # the last complete window
+        self.windows = 0  # how many windows are complete
+        self.history: deque[LoopReport] = deque(maxlen=60)
+
+    def _on_gc(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._gc_start = time.perf_counter()
+            return
+        took = (time.perf_counter() - self._gc_start) * 1000
+        full = 1 if info["generation"] == 2 else 0
+        self._middle += info["generation"] == 1
+        self._passes[full] += 1
+        self._pass_max[full] = max(self._pass_max[full], took)
+
+    def current(self) -> LoopReport:
+        """The window so far."""
+        lags = sorted(self._lags)
+        p99 = lags[min(len(lags) - 1, int(0.99 * len(lags)))] if lags else 0.0
+        return LoopReport(
+            window_s=time.monotonic() - self._started,
+            lag_p99_ms=p99 * 1000,
+            lag_max_ms=(lags[-1] if lags else 0.0) * 1000,
+            full_passes=self._passes[1],
+            full_pass_max_ms=self._pass_max[1],
+            young_passes=self._passes[0],
+            young_pass_max_ms=self._pass_max[0],
+            middle_passes=self._middle,
+        )
+
+    def _close_window(self) -> LoopReport:
+        report = self.current()
+        self._lags = []
+        self._started = time.monotonic()
+        self._passes = [0, 0]
+        self._pass_max = [0.0, 0.0]
+        self._middle = 0
+        self.last = report
+        self.windows += 1
+        self.history.append(report)
+        return report
+
+    def snapshot(self) -> dict[str, Any]:
+        """For /healthz?detail=1: the last complete window, the one under way, and how
+        the collector is set (objects frozen, thresholds)."""
+        return {
+            "last": self.last.as_dict() if self.last is not None else None,
+            "now": self.current().as_dict(),
+            "windows": self.windows,
+            "gc_frozen": gc.get_freeze_count(),
+            "gc_thresholds": list(gc.get_threshold()),
+        }
+
+    async def run(self, extra: Callable[[], str] | None = None) -> None:
+        """Probe until cancelled; `extra()` (if given) adds to each window's log line."""
+        loop = asyncio.get_running_loop()
+        self._started = time.monotonic()
+        gc.callbacks.append(self._on_gc)
+        try:
+            while True:
+                asked = loop.time() + self.tick
+                await asyncio.sleep(self.tick)
+                self._lags.append(max(0.0, loop.time() - asked))
+                if time.monotonic() - self._started >= self.window:
+                    report = self._close_window()
+                    slow = report.lag_max_ms >= self.WARN_LAG_MS
+                    level = logging.WARNING if slow else logging.INFO
+                    more = f"; {extra()}" if extra is not None else ""
+                    if self.log is not None:
+                        self.log.log(level, "%s %s%s", self.name, report.line(), more)
+        finally:
+            gc.callbacks.remove(self._on_gc)
