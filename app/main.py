@@ -66,11 +66,11 @@ def create_app(
         if executor is not None:
             from engine.computer import warm
 
-            # Start the workers before serving: the first decision must not wait on
-            # their start (a pace that a start could exceed would tell the table).
-            loop = asyncio.get_running_loop()
-            await asyncio.gather(*(loop.run_in_executor(executor, warm)
-                                   for _ in range(settings.computer_workers)))
+            # Start the workers now, so that the first decision does not wait on their
+            # start (seconds on a busy machine, past the pace). Not awaited: the server
+            # must answer its health check meanwhile.
+            for _ in range(settings.computer_workers):
+                executor.submit(warm)
         prober = asyncio.create_task(monitor.run(lambda: f"rooms {len(rooms)}"))
         try:
             yield

@@ -42,6 +42,9 @@ def main() -> None:
         computer_delay=0.0, computer_exchange_delay=0.0,
         new_seed=lambda: rng.getrandbits(64),
     ) as client:
+        from engine.computer import warm
+
+        client.app.state.rooms.executor.submit(warm).result()  # a server up a while
         made = client.post("/api/rooms", json={"opponent": "computer",
                                                "level": args.level}).json()
         person = SeatSocket(client, made["room_id"], made["token"])
