@@ -37,11 +37,12 @@ def create_app(
     `settle_gc`: once started, freeze what start-up made and set the collector's
     thresholds (app/runtime.py); `python -m app` does, the tests' processes do not."""
     settings = settings or Settings()
-    # Worker processes for the computer's thinking, started on the first decision
-    # ("spawn": nothing of the server's threads or sockets is inherited).
-    executor = ProcessPoolExecutor(
-        settings.computer_workers, mp_context=multiprocessing.get_context("spawn")
-    ) if settings.computer_workers else None
+    # Worker processes for the computer's thinking, made when the first good or strong
+    # table is ("spawn": nothing of the server's threads or sockets is inherited).
+    def workers() -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(
+            settings.computer_workers, mp_context=multiprocessing.get_context("spawn"))
+
     rooms = RoomRegistry(
         max_rooms=settings.max_rooms,
         idle_seconds=settings.room_idle_seconds,
@@ -52,7 +53,8 @@ def create_app(
         clock=clock,
         new_seed=new_seed,
         policy=policy,
-        executor=executor,
+        workers=workers if settings.computer_workers else None,
+        worker_count=settings.computer_workers,
         computer_pace=settings.computer_pace,
     )
 
@@ -63,14 +65,6 @@ def create_app(
         if settle_gc:
             settle_collector()
         sweeper = asyncio.create_task(rooms.sweep_forever(settings.sweep_interval))
-        if executor is not None:
-            from engine.computer import warm
-
-            # Start the workers now, so that the first decision does not wait on their
-            # start (seconds on a busy machine, past the pace). Not awaited: the server
-            # must answer its health check meanwhile.
-            for _ in range(settings.computer_workers):
-                executor.submit(warm)
         prober = asyncio.create_task(monitor.run(lambda: f"rooms {len(rooms)}"))
         try:
             yield
@@ -80,8 +74,7 @@ def create_app(
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
             await rooms.close_all(CLOSE_GOING_AWAY, "The server is restarting.")
-            if executor is not None:
-                executor.shutdown(wait=False, cancel_futures=True)
+            rooms.stop_workers()
 
     # No /docs, /redoc or /openapi.json: the API is two routes, described in README.md and
     # docs/protocol.md, and the WebSocket protocol has its own schema at /protocol.json.

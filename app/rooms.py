@@ -487,11 +487,16 @@ class RoomRegistry:
         computer_exchange_delay: float = 0.0,
         new_seed: SeedSource = random_seed,
         policy: Policy | None = None,
-        executor: Executor | None = None,
+        workers: Callable[[], Executor] | None = None,
+        worker_count: int = 1,
         computer_pace: float = 0.0,
     ) -> None:
         self.max_rooms = max_rooms
-        self.executor = executor  # where the computer levels think (None: in the loop)
+        # Where the good and strong levels think (None: in the loop), made with the first
+        # such table: a server that never has one starts no process.
+        self._workers = workers
+        self._worker_count = worker_count
+        self._executor: Executor | None = None
         self.computer_pace = computer_pace  # the good and strong levels' fixed pace
         self.idle_seconds = idle_seconds
         self.unused_seconds = idle_seconds if unused_seconds is None else min(
@@ -505,6 +510,22 @@ class RoomRegistry:
         # Called with a room when it is made and after every change (tests; later, a store).
         self.listeners: list[ChangeListener] = []
         self.rooms: dict[str, Room] = {}
+
+    def executor(self) -> Executor | None:
+        """The worker pool, made (and its workers started, so that no decision waits on
+        their start) the first time it is asked for; None without one."""
+        if self._executor is None and self._workers is not None:
+            from engine.computer import warm
+
+            self._executor = self._workers()
+            for _ in range(self._worker_count):
+                self._executor.submit(warm)
+        return self._executor
+
+    def stop_workers(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = None
 
     def __len__(self) -> int:
         return len(self.rooms)
@@ -537,7 +558,7 @@ class RoomRegistry:
             max_connections_per_seat=self.max_connections_per_seat,
             listeners=self.listeners,
             level=level,
-            executor=self.executor,
+            executor=self.executor() if opponent == "computer" and level != "basic" else None,
             computer_pace=self.computer_pace,
         )
         self.rooms[room_id] = room
