@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request
 from pydantic import BaseModel
 
-from app.protocol import Opponent, json_schema
+from app.protocol import Level, Opponent, json_schema
 from app.rooms import RoomRegistry, RoomsFullError
 from app.runtime import LoopMonitor
 from app.security import TOO_MANY_ROOMS, may_make_room
@@ -17,6 +17,7 @@ router = APIRouter()
 
 class CreateRoom(BaseModel):
     opponent: Opponent
+    level: Level = "basic"  # the computer's level (ignored with a friend)
 
 
 class SeatGranted(BaseModel):
@@ -43,7 +44,7 @@ async def create_room(body: CreateRoom, request: Request) -> SeatGranted:
     if not may_make_room(request):
         raise HTTPException(429, TOO_MANY_ROOMS, headers={"Retry-After": "60"})
     try:
-        room, token = await _rooms(request).create(body.opponent)
+        room, token = await _rooms(request).create(body.opponent, body.level)
     except RoomsFullError as exc:
         raise HTTPException(503, str(exc)) from None
     url = str(request.url_for("table", room_id=room.room_id))

@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import multiprocessing
 import time
 from collections.abc import AsyncIterator
+from concurrent.futures import ProcessPoolExecutor
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
@@ -35,6 +37,12 @@ def create_app(
     `settle_gc`: once started, freeze what start-up made and set the collector's
     thresholds (app/runtime.py); `python -m app` does, the tests' processes do not."""
     settings = settings or Settings()
+    # Worker processes for the computer's thinking, made when the first good or strong
+    # table is ("spawn": nothing of the server's threads or sockets is inherited).
+    def workers() -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(
+            settings.computer_workers, mp_context=multiprocessing.get_context("spawn"))
+
     rooms = RoomRegistry(
         max_rooms=settings.max_rooms,
         idle_seconds=settings.room_idle_seconds,
@@ -46,6 +54,9 @@ def create_app(
         clock=clock,
         new_seed=new_seed,
         policy=policy,
+        workers=workers if settings.computer_workers else None,
+        worker_count=settings.computer_workers,
+        computer_pace=settings.computer_pace,
     )
 
     monitor = LoopMonitor()
@@ -64,6 +75,7 @@ def create_app(
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
             await rooms.close_all(CLOSE_GOING_AWAY, "The server is restarting.")
+            rooms.stop_workers()
 
     # No /docs, /redoc or /openapi.json: the API is two routes, described in README.md and
     # docs/protocol.md, and the WebSocket protocol has its own schema at /protocol.json.

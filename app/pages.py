@@ -16,6 +16,7 @@ import engine
 from app.rooms import RoomRegistry, RoomsFullError
 from app.security import TOO_MANY_ROOMS, may_make_room
 from app.ws import seat_cookie
+from engine.computer import LEVELS
 
 router = APIRouter()
 
@@ -66,7 +67,8 @@ def message_page(
 
 @router.get("/", response_class=HTMLResponse)
 async def lobby(request: Request) -> HTMLResponse:
-    return _templates(request).TemplateResponse(request, "lobby.html", {})
+    levels = [{"name": x.name, "description": x.description} for x in LEVELS.values()]
+    return _templates(request).TemplateResponse(request, "lobby.html", {"levels": levels})
 
 
 @router.get("/rules", response_class=HTMLResponse)
@@ -76,12 +78,18 @@ async def rules(request: Request) -> HTMLResponse:
 
 @router.post("/rooms", response_model=None)
 async def make_room(
-    request: Request, opponent: Annotated[str, Form()] = "computer"
+    request: Request,
+    opponent: Annotated[str, Form()] = "computer",
+    level: Annotated[str, Form()] = "basic",
 ) -> Response:
     if opponent not in ("computer", "friend"):
         return message_page(
             request, 400, "Unknown opponent", "Choose the computer or a friend as your opponent."
         )
+    if level not in LEVELS:
+        return message_page(
+            request, 400, "Unknown computer level",
+            f"Choose one of the computer's levels: {', '.join(LEVELS)}.")
     if not may_make_room(request):
         page = message_page(request, 429, "Too many new tables", TOO_MANY_ROOMS,
                             action_label="Back to the lobby")
@@ -89,7 +97,8 @@ async def make_room(
         return page
     try:
         room, token = await _rooms(request).create(
-            "computer" if opponent == "computer" else "friend"
+            "computer" if opponent == "computer" else "friend",
+            "strong" if level == "strong" else "good" if level == "good" else "basic",
         )
     except RoomsFullError:
         return message_page(
@@ -124,6 +133,8 @@ async def table(request: Request, room_id: str) -> Response:
         "seat": seat,
         "claim": claim,
         "opponent": room.opponent,
+        "level": room.level,
+        "levels": [{"name": x.name, "description": x.description} for x in LEVELS.values()],
         "room_url": str(request.url_for("table", room_id=room_id)),
         "card_names": engine.CARD_NAMES,
     }

@@ -14,8 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from engine.cards import CARD_NAMES
 
 Opponent = Literal["computer", "friend"]
-# How well the computer plays; a parameter wherever a computer seat is made (more to come).
-ComputerLevel = Literal["basic"]
+# The computer's levels (engine.computer.LEVELS); a computer seat plays one of them.
+ComputerLevel = Literal["basic", "good", "strong"]
+Level = ComputerLevel
 
 ErrorCode = Literal[
     "bad_json",
@@ -101,6 +102,7 @@ class SeatPresence(_ServerMessage):
 class RoomInfo(_ServerMessage):
     room_id: str
     opponent: Opponent
+    level: Level | None  # the computer's level at a computer table; None with a friend
     seat: int | None  # None: this socket watches (a full table's third visitor)
     seats: list[SeatPresence]
     can_new_match: bool

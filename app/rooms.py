@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import secrets
 from collections import deque
 from collections.abc import Awaitable, Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +32,7 @@ from app.protocol import (
     ComputerSeatMessage,
     ErrorCode,
     ErrorMessage,
+    Level,
     NewMatchMessage,
     Opponent,
     PresenceMessage,
@@ -99,10 +102,10 @@ class Seat:
 class Room:
     # Slots: one dict fewer per room (docs/reliability.md); __weakref__ for the tests that
     # check an expired room is freed.
-    __slots__ = ("__weakref__", "clock", "closed", "computer", "computer_setup",
-                 "last_activity", "listeners", "lock", "match", "max_connections_per_seat",
-                 "new_seed", "opponent", "rematch", "room_id", "seats", "state", "used",
-                 "version", "watchers")
+    __slots__ = ("__weakref__", "clock", "closed", "computer", "computer_pace",
+                 "computer_setup", "last_activity", "level", "listeners", "lock", "match",
+                 "max_connections_per_seat", "new_seed", "opponent", "rematch", "room_id",
+                 "seats", "state", "used", "version", "watchers", "workers")
 
     def __init__(
         self,
@@ -117,8 +120,12 @@ class Room:
         listeners: list[ChangeListener],
         computer_exchange_delay: float = 0.0,
         computer_lead_delay: float = 0.0,
+        level: Level = "basic",
+        workers: Callable[[], Executor | None] | None = None,
+        computer_pace: float = 0.0,
     ) -> None:
         self.room_id = room_id
+        self.level: Level | None = level if opponent == "computer" else None
         self.opponent: Opponent = opponent
         self.clock = clock
         self.new_seed = new_seed
@@ -138,12 +145,20 @@ class Room:
         # What a computer seat is made with, here or later (a friend who never came).
         self.computer_setup = (policy, computer_delay, computer_exchange_delay,
                                computer_lead_delay)
+        # Where the good and strong levels think (the registry's pool, made on first use).
+        self.workers = workers
+        self.computer_pace = computer_pace
         if opponent == "computer":
-            self.computer = ComputerSeat(self, *self.computer_setup)
+            self.computer = self._computer_seat(level)
         # Friend's table, partie over: the seats that pressed "Play again".
         self.rematch: set[int] = set()
         # Sockets watching: no seat, the public view only (see "watchers" below).
         self.watchers: list[Connection] = []
+
+    def _computer_seat(self, level: Level) -> ComputerSeat:
+        executor = self.workers() if self.workers is not None and level != "basic" else None
+        return ComputerSeat(self, *self.computer_setup, level=level, executor=executor,
+                            pace=self.computer_pace)
 
     # --- seats ----------------------------------------------------------------------------
 
@@ -271,6 +286,7 @@ class Room:
             "room": {
                 "room_id": self.room_id,
                 "opponent": self.opponent,
+                "level": self.level,
                 "seat": None if watching else conn.seat,
                 "seats": self.presence(conn.seat),
                 "can_new_match": not watching and self.can_new_match(),
@@ -416,7 +432,8 @@ class Room:
                         "while nobody has taken it.")
             return False
         self.opponent = "computer"
-        self.computer = ComputerSeat(self, *self.computer_setup, level=level)
+        self.level = level
+        self.computer = self._computer_seat(level)
         self._fresh_partie(skip=conn)
         self.broadcast_presence()
         log.info("computer seat room=%s level=%s", self.room_id, level)
@@ -457,6 +474,12 @@ class ComputerSeat:
     It answers whenever it is its turn and asks to see what scored against it;
     it never presses "Deal next hand": the person moves on when ready. It runs as
     a task so the person's action is answered at once; its moves come after.
+
+    Its level decides in `executor` (a process pool: thinking never holds the event
+    loop), except basic, whose decision takes microseconds. Each move comes a fixed
+    time after the change it answers -- the delay, or the level's pace when longer,
+    or the exchange delay -- however long the thinking took, so the pace tells
+    nothing about its cards (the pace must be at least the level's worst decision).
     """
 
     def __init__(
@@ -468,6 +491,8 @@ class ComputerSeat:
         lead_delay: float = 0.0,
         *,
         level: ComputerLevel = "basic",
+        executor: Executor | None = None,
+        pace: float = 0.0,
     ) -> None:
         self.room = room
         self._policy = policy
@@ -475,6 +500,8 @@ class ComputerSeat:
         self.delay = delay
         self.exchange_delay = exchange_delay
         self.lead_delay = lead_delay
+        self.executor = executor
+        self.pace = pace if level == "strong" else 0.0  # good: its worst fits the delay
         self._task: asyncio.Task[None] | None = None
         # What waits out `pace`: tests replace it to see the wait asked for, or to hold it.
         self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
@@ -484,14 +511,18 @@ class ComputerSeat:
     @property
     def policy(self) -> Policy:
         if self._policy is None:
-            self._policy = computer_policy(self.level)
+            from engine.computer import LEVELS
+
+            self._policy = LEVELS[self.level].choose
         return self._policy
 
     def pause(self, view: dict[str, Any]) -> float:
-        """How long to wait before acting on `view`. It depends on the step only, never on
-        the cards (DESIGN.md): before choosing the dealer and before a lead it waits at
-        least `lead_delay`, so the cut, or the trick just won, can be seen."""
-        wait = self.delay  # a humane pace; 0 in tests still yields
+        """How long to wait before acting on `view`, thinking included. It depends on the
+        level and the step only, never on the cards (DESIGN.md): the strong level answers
+        at its fixed pace (at least its worst decision); before choosing the dealer and
+        before a lead it waits at least `lead_delay`, so the cut, or the trick just won,
+        can be seen; as elder, at least `exchange_delay` before its exchange."""
+        wait = max(self.delay, self.pace)  # a humane pace; 0 in tests still yields
         if view["to_move"] != COMPUTER_SEAT:
             return wait
         if view["step"] == "elder_exchange":
@@ -499,6 +530,16 @@ class ComputerSeat:
         elif view["step"] in ("lead", "choose_dealer"):
             wait = max(wait, self.lead_delay)
         return wait
+
+    async def _decide(self, view: dict[str, Any]) -> dict[str, Any]:
+        """The level's decision: good and strong think in a worker process, off the loop."""
+        if self._policy is None and self.executor is not None and self.level != "basic":
+            from engine.computer import decide
+
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(
+                self.executor, functools.partial(decide, self.level, view))
+        return self.policy(view)
 
     def poke(self) -> None:
         """Something changed: play if there is something to play."""
@@ -539,10 +580,13 @@ class ComputerSeat:
         return state, self._todo(engine.view(state, COMPUTER_SEAT, log=False))
 
     def move(self, todo: dict[str, Any]) -> engine.State | None:
-        """Decide from `todo` and apply it to the room's state (which `todo` was seen
+        """Decide from `todo` here and now, and apply it (see `play`)."""
+        return self.play(todo, self.policy(todo))
+
+    def play(self, todo: dict[str, Any], action: dict[str, Any]) -> engine.State | None:
+        """Apply the decision made from `todo` to the room's state (which `todo` was seen
         from); None if the policy answered out of turn with something not allowed."""
         room = self.room
-        action = self.policy(todo)
         if todo["to_move"] != COMPUTER_SEAT and action.get("type") not in ("see", "carte_blanche"):
             return None
         if action.get("type") == "see":
@@ -551,20 +595,29 @@ class ComputerSeat:
 
     async def _run(self) -> None:
         room = self.room
+        loop = asyncio.get_running_loop()
         while not room.closed:
             state, todo = self.look()
             if todo is None:
                 return
-            await self.sleep(self.pause(todo))
+            wait = self.pause(todo)
+            started = loop.time()
+            try:
+                action = await self._decide(todo)
+            except Exception:
+                # A bug in the policy: stop rather than loop; the person can start anew.
+                log.exception("computer seat failed room=%s", room.room_id)
+                return
+            # The thinking is part of the wait, so the answer comes at the same pace
+            # whatever was thought about.
+            await self.sleep(max(0.0, wait - (loop.time() - started)))
             async with room.lock:
                 if room.closed:
                     return
-                if room.state is not state:  # it changed meanwhile: look again
-                    state, todo = self.look()
-                    if todo is None:
-                        return
+                if room.state is not state:
+                    continue  # the table changed while it thought: decide afresh
                 try:
-                    new = self.move(todo)
+                    new = self.play(todo, action)
                 except Exception:
                     # A bug in the policy or the engine: stop rather than loop; the person
                     # can still start a new match.
@@ -573,14 +626,6 @@ class ComputerSeat:
                 if new is None:
                     return
                 room.change(new)
-
-
-def computer_policy(level: ComputerLevel) -> Policy:
-    """The computer's player at `level`, loaded on first use ("basic" is the only one
-    so far: engine.computer.choose)."""
-    from engine.computer import choose
-
-    return choose
 
 
 class RoomRegistry:
@@ -605,8 +650,17 @@ class RoomRegistry:
         computer_lead_delay: float = 0.0,
         new_seed: SeedSource = random_seed,
         policy: Policy | None = None,
+        workers: Callable[[], Executor] | None = None,
+        worker_count: int = 1,
+        computer_pace: float = 0.0,
     ) -> None:
         self.max_rooms = max_rooms
+        # Where the good and strong levels think (None: in the loop), made with the first
+        # such table: a server that never has one starts no process.
+        self._workers = workers
+        self._worker_count = worker_count
+        self._executor: Executor | None = None
+        self.computer_pace = computer_pace  # the good and strong levels' fixed pace
         self.idle_seconds = idle_seconds
         self.unused_seconds = idle_seconds if unused_seconds is None else min(
             unused_seconds, idle_seconds)
@@ -621,14 +675,35 @@ class RoomRegistry:
         self.listeners: list[ChangeListener] = []
         self.rooms: dict[str, Room] = {}
 
+    def executor(self) -> Executor | None:
+        """The worker pool, made (and its workers started, so that no decision waits on
+        their start) the first time it is asked for; None without one."""
+        if self._executor is None and self._workers is not None:
+            from engine.computer import warm
+
+            self._executor = self._workers()
+            for _ in range(self._worker_count):
+                self._executor.submit(warm)
+        return self._executor
+
+    def stop_workers(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = None
+
     def __len__(self) -> int:
         return len(self.rooms)
 
     def get(self, room_id: str) -> Room | None:
         return self.rooms.get(room_id)
 
-    async def create(self, opponent: Opponent) -> tuple[Room, str]:
-        """A new room; returns it and seat 0's token."""
+    async def create(self, opponent: Opponent, level: Level = "basic") -> tuple[Room, str]:
+        """A new room; returns it and seat 0's token. An unknown `level` is a ValueError."""
+        from engine.computer import LEVELS
+
+        if level not in LEVELS:
+            raise ValueError(
+                f"Unknown computer level {level!r}: choose one of {', '.join(LEVELS)}.")
         if len(self.rooms) >= self.max_rooms:
             await self.sweep()
             if len(self.rooms) >= self.max_rooms:
@@ -647,11 +722,15 @@ class RoomRegistry:
             computer_lead_delay=self.computer_lead_delay,
             max_connections_per_seat=self.max_connections_per_seat,
             listeners=self.listeners,
+            level=level,
+            workers=self.executor,
+            computer_pace=self.computer_pace,
         )
         self.rooms[room_id] = room
         for listener in self.listeners:
             listener(room)
-        log.info("room created room=%s opponent=%s rooms=%d", room_id, opponent, len(self.rooms))
+        log.info("room created room=%s opponent=%s level=%s rooms=%d", room_id, opponent,
+                 room.level, len(self.rooms))
         if room.computer is not None:
             room.computer.poke()  # it may have won the cut
         token = room.seats[0].token

@@ -29,6 +29,11 @@ class Settings(BaseSettings):
     # Before it chooses the dealer and before each lead it waits at least this long, every
     # time alike: the cut, or the trick just won, stays in view long enough to be seen.
     computer_lead_delay: Annotated[float, Field(ge=0)] = 1.5
+    # The good and strong levels think in this many worker processes (0: in the event
+    # loop, for tests), and move at this fixed pace (seconds after the change they
+    # answer), at least their worst decision on one core, so the pace tells nothing.
+    computer_workers: Annotated[int, Field(ge=0)] = 1
+    computer_pace: Annotated[float, Field(ge=0)] = 1.5
     max_rooms: Annotated[int, Field(ge=1)] = 1000
     room_idle_seconds: Annotated[float, Field(gt=0)] = 2 * 3600
     # A room nobody has used (no action by a person, no friend in the other seat) expires

@@ -1,6 +1,8 @@
 """Self-play: complete parties between two policies, and what came of them.
 
-    python -m engine.selfplay --parties 200 --seed 1 [--a computer --b random]
+    python -m engine.selfplay --parties 200 --seed 1 [--a strong --b basic]
+
+A side is a computer level (basic, good, strong; "computer" is basic) or "random".
 
 A policy is a function from one seat's view to one of that view's legal actions
 (the view's entry without its label; the discard template filled in). It is only
@@ -25,7 +27,7 @@ from typing import Any
 from tqdm import tqdm
 
 import engine
-from engine import computer
+from engine.computer import LEVELS
 from engine.state import State, Step
 
 View = dict[str, Any]
@@ -37,9 +39,17 @@ BONUS_KINDS = ("pique", "repique", "capot", "carte_blanche")
 MAX_ACTIONS = 20_000  # per partie; a partie is a few hundred actions
 
 
-def computer_policy(rng: random.Random) -> Policy:
-    """The basic computer (engine.computer); it presses "Deal next hand" when asked."""
-    return functools.partial(computer.choose, press_next_deal=True)
+def level_policy(name: str) -> PolicyFactory:
+    """A computer level (engine.computer.LEVELS); it presses "Deal next hand" when asked.
+    Its own randomness comes from the view, so the factory's generator is not used."""
+
+    def factory(rng: random.Random) -> Policy:
+        return functools.partial(LEVELS[name].choose, press_next_deal=True)
+
+    return factory
+
+
+computer_policy = level_policy("basic")
 
 
 def random_policy(rng: random.Random) -> Policy:
@@ -57,7 +67,9 @@ def random_policy(rng: random.Random) -> Policy:
     return choose
 
 
-POLICIES: dict[str, PolicyFactory] = {"computer": computer_policy, "random": random_policy}
+POLICIES: dict[str, PolicyFactory] = {
+    "computer": computer_policy, "random": random_policy,
+    **{name: level_policy(name) for name in LEVELS}}
 
 
 @dataclass

@@ -1,4 +1,4 @@
-// prefs.js: the high-contrast switch, remembered on this device.
+// prefs.js: the high-contrast switch and the computer's level, remembered on this device.
 // A classic script loaded in <head> so the setting applies before the first paint.
 (function () {
   "use strict";
@@ -19,9 +19,26 @@
     }
   }
 
+  // The lobby's computer level, remembered the same way.
+  var LEVEL_KEY = "piquet.level";
+  function restoreLevel() {
+    var level = null;
+    try { level = window.localStorage.getItem(LEVEL_KEY); } catch (e) { /* private mode */ }
+    var radios = document.querySelectorAll("[data-level-choice]");
+    for (var i = 0; i < radios.length; i++) {
+      if (radios[i].value === level) radios[i].checked = true;
+    }
+  }
+
   apply(stored());
   document.addEventListener("DOMContentLoaded", function () {
     apply(stored());
+    restoreLevel();
+    document.addEventListener("change", function (event) {
+      var radio = event.target;
+      if (!radio || !radio.hasAttribute || !radio.hasAttribute("data-level-choice")) return;
+      try { window.localStorage.setItem(LEVEL_KEY, radio.value); } catch (e) { /* session only */ }
+    });
     document.addEventListener("click", function (event) {
       var button = event.target.closest && event.target.closest("[data-contrast-toggle]");
       if (!button) return;

@@ -1,89 +1,71 @@
-"""What a move of the computer seat costs the server: every move it makes in random
-parties against a random player, through the seat's own code (app/rooms.py's
-ComputerSeat: `look`, its one view of the table, then `move`, its decision and the
-engine applying it), each move timed on its own, with the parts it is made of.
+"""The computer seat's decision time: every decision it makes in random parties
+against a random player, each timed on its own (the view is built beforehand and
+not timed: the server builds it anyway to send it).
 
-Run by hand: `.venv/bin/python tests/bench/computer.py [parties]`. The last line
-prints the median and worst time per move (target: median under 1 ms, worst under
-10 ms) and, at the median, what the view, the decision and the apply each take.
+Run by hand, on one core: `taskset -c 1 .venv/bin/python tests/bench/computer.py
+[parties] [--level basic|good|strong]`. The last line prints the level's median, 99th
+percentile and worst decision time (targets: basic and good median under 1 ms; strong
+median under 50 ms, 99th percentile under 500 ms, worst under 1.5 s).
 """
 
 from __future__ import annotations
 
+import argparse
 import random
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import engine
-from app.rooms import Room
-from engine.computer import choose
-from engine.selfplay import random_policy
-from engine.state import Step
-
-Times = dict[str, list[float]]
+from engine.computer import LEVELS
+from engine.selfplay import play_partie, random_policy
 
 
-def play(parties: int, seed: int = 1) -> Times:
-    """Seconds per computer move (`move`) and its parts (`view`, `decision`, `apply`)."""
-    times: Times = {"move": [], "view": [], "decision": [], "apply": []}
-    decided: list[float] = []
+def decision_times(parties: int, seed: int = 1, level: str = "basic",
+                   clock: Callable[[], float] = time.perf_counter) -> list[float]:
+    """Seconds per decision, over every decision the computer made in `parties` parties."""
+    times: list[float] = []
+    choose = LEVELS[level].choose
 
     def timed(view: dict[str, Any]) -> dict[str, Any]:
-        start = time.perf_counter()
-        action = choose(view)
-        decided.append(time.perf_counter() - start)
+        start = clock()
+        action = choose(view, press_next_deal=True)
+        times.append(clock() - start)
         return action
 
     rng = random.Random(seed)
-    for _ in range(parties):
-        party_seed = rng.getrandbits(64)
-        room = Room("bench", "computer", clock=time.monotonic,
-                    new_seed=lambda seed=party_seed: seed, policy=timed, computer_delay=0,
-                    max_connections_per_seat=1, listeners=[])
-        seat = room.computer
-        assert seat is not None
-        person = random_policy(random.Random(rng.getrandbits(64)))
-        actions = 0
-        while room.state.step is not Step.PARTIE_OVER:
-            actions += 1
-            if actions > 20_000:
-                raise SystemExit("a partie did not end")
-            start = time.perf_counter()
-            _, todo = seat.look()
-            looked = time.perf_counter()
-            if todo is not None:
-                new = seat.move(todo)
-                done = time.perf_counter()
-                if new is not None:
-                    room.change(new)
-                    times["move"].append(done - start)
-                    times["view"].append(looked - start)
-                    times["decision"].append(decided[-1])
-                    times["apply"].append(done - looked - decided[-1])
-                    continue
-            view = engine.view(room.state, 0, log=False)
-            if not view["legal"]:
-                raise SystemExit(f"nobody can act at {view['step']}")
-            room.change(engine.apply(room.state, 0, person(view)))
+    for i in range(parties):
+        other = random_policy(random.Random(rng.getrandbits(64)))
+        seats = (timed, other) if i % 2 == 0 else (other, timed)
+        record = play_partie(seats, rng.getrandbits(64))
+        if record.errors:
+            raise SystemExit(f"an error in self-play: {record.errors[0]}")
     return times
 
 
 def main() -> None:
-    parties = int(sys.argv[1]) if len(sys.argv) > 1 else 300
-    times = {k: sorted(v) for k, v in play(parties).items()}
-    ms = [t * 1000 for t in times["move"]]
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("parties", type=int, nargs="?", default=300)
+    parser.add_argument("--level", choices=sorted(LEVELS), default="basic")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--cpu", action="store_true",
+                        help="time the process's CPU, not the wall clock (on a busy machine)")
+    args = parser.parse_args()
+    parties = args.parties
+    clock = time.process_time if args.cpu else time.perf_counter
+    times = sorted(decision_times(parties, args.seed, args.level, clock))
+    ms = [t * 1000 for t in times]
     p99 = ms[int(len(ms) * 0.99)]
-    parts = ", ".join(f"{k} {statistics.median(times[k]) * 1e6:.0f} µs"
-                      for k in ("view", "decision", "apply"))
-    print(f"{len(ms)} computer moves in {parties} parties; mean {statistics.fmean(ms):.3f} ms, "
+    print(f"{len(ms)} decisions in {parties} parties; mean {statistics.fmean(ms):.3f} ms, "
           f"99th percentile {p99:.3f} ms")
-    print(f"computer: median {statistics.median(ms):.3f} ms, worst {ms[-1]:.3f} ms per move "
-          f"(medians: {parts})")
+    kind = "CPU" if args.cpu else "wall"
+    print(f"{args.level} ({kind}): median {statistics.median(ms):.3f} ms, "
+          f"99th percentile {p99:.3f} ms, "
+          f"worst {ms[-1]:.3f} ms per decision")
 
 
 if __name__ == "__main__":

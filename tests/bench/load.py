@@ -1,6 +1,7 @@
 """Load: K rooms at once on one uvicorn process, two scripted WebSocket seats per room.
 
     .venv/bin/python tests/bench/load.py --rooms 500 [--seconds 60] [--pace 0] [--no-deflate]
+        [--strong-rooms M]
 
 Starts `python -m app` itself on a free loopback port (computer delay 0, rate limit
 raised, PIQUET_MAX_ROOMS above K), makes K friend rooms through the JSON API and opens
@@ -8,6 +9,11 @@ two WebSockets per room (the `websockets` client, all on 127.0.0.1). Every room 
 plays complete parties back to back (a `new_match` after each) for `--seconds`: one
 action at a time per room, the next as soon as both seats have the new state (or,
 with `--pace S`, after a pause of about S seconds, like a person thinking).
+
+With `--strong-rooms M`, M computer rooms at the strong level play beside them (a
+scripted person acting at once whenever it may; the computer's pace 0, so its worker
+thinks without a pause): the friend rooms' round trips then show whether thinking
+holds up other rooms. Their computer moves are counted, not timed.
 
 All 2K sockets live in this one process on one asyncio event loop: on a 2-core
 machine a second client process would only take CPU from the server.
@@ -231,6 +237,71 @@ class Room:
         return codes
 
 
+class ComputerRoom:
+    """A person's seat at a strong computer table, acting whenever it may."""
+
+    def __init__(self, index: int, room_id: str, token: str) -> None:
+        self.index = index
+        self.room_id = room_id
+        self.token = token
+        self.rng = random.Random(-index)
+        self.ids = 0
+        self.seat: Seat | None = None
+
+    async def open(self, ws_base: str) -> None:
+        ws = await connect(
+            f"{ws_base}/ws/{self.room_id}",
+            additional_headers={"Cookie": f"piquet_seat_{self.room_id}={self.token}"},
+            proxy=None, max_size=None, ping_interval=None, open_timeout=RECV_TIMEOUT)
+        self.seat = Seat(ws)
+        await self.seat.next_state()
+
+    async def play(self, counts: dict[str, int], until: float) -> None:
+        seat = self.seat
+        assert seat is not None
+        waiting = False  # an action sent, its answer (a state) not yet here
+        try:
+            while time.monotonic() < until:
+                view = seat.view
+                mine = view["legal"] and view["to_move"] in (view["seat"], None)
+                if not waiting and (view["phase"] == "partie_over" or mine):
+                    self.ids += 1
+                    msg: dict[str, Any] = {"version": seat.version,
+                                           "id": f"C{self.index}-{self.ids}"}
+                    if view["phase"] == "partie_over":
+                        msg["type"] = "new_match"
+                    else:
+                        msg.update(type="action", action=pick(view, self.rng))
+                    await seat.ws.send(json.dumps(msg))
+                    counts["person"] += 1
+                    waiting = True
+                text = await asyncio.wait_for(seat.ws.recv(), RECV_TIMEOUT * 4)
+                frame = json.loads(text)
+                if frame["type"] == "state":
+                    before = seat.view
+                    seat.state = frame
+                    waiting = False
+                    if before["to_move"] == 1:
+                        counts["computer"] += 1
+                elif frame["type"] == "ping":
+                    await seat.ws.send('{"type": "pong"}')
+        except (ConnectionClosed, TimeoutError, KeyError, ValueError) as exc:
+            counts["errors"] += 1
+            print(f"strong room {self.index}: {exc!r}", file=sys.stderr)
+
+
+async def make_computer_rooms(base: str, ws_base: str, count: int) -> list[ComputerRoom]:
+    rooms = []
+    async with httpx.AsyncClient(base_url=base, trust_env=False) as http:
+        for i in range(count):
+            made = (await http.post("/api/rooms", json={"opponent": "computer",
+                                                        "level": "strong"})).json()
+            room = ComputerRoom(i, made["room_id"], made["token"])
+            await room.open(ws_base)
+            rooms.append(room)
+    return rooms
+
+
 def start_server(port: int, rooms: int, log_path: Path,
                  collector_tuning: bool = True) -> subprocess.Popen[bytes]:
     env = {
@@ -239,6 +310,7 @@ def start_server(port: int, rooms: int, log_path: Path,
         "PIQUET_PORT": str(port),
         "PIQUET_COMPUTER_DELAY": "0",
         "PIQUET_COMPUTER_EXCHANGE_DELAY": "0",
+        "PIQUET_COMPUTER_PACE": "0",
         "PIQUET_RATE_LIMIT_PER_SECOND": "1000000",
         "PIQUET_RATE_LIMIT_BURST": "1000000",
         "PIQUET_MAX_ROOMS": str(rooms + 50),
@@ -305,6 +377,7 @@ async def run(args: argparse.Namespace, proc: subprocess.Popen[bytes], port: int
     t0 = time.monotonic()
     rooms = await asyncio.wait_for(make_rooms(base, ws_base, args.rooms, deflate),
                                    setup_seconds(args.rooms))
+    strong_rooms = await make_computer_rooms(base, ws_base, args.strong_rooms)
     setup_s = time.monotonic() - t0
     await asyncio.sleep(0.5)
     connected = rss_kb(proc.pid)
@@ -330,6 +403,8 @@ async def run(args: argparse.Namespace, proc: subprocess.Popen[bytes], port: int
     started = time.monotonic()
     until = started + args.seconds
     tasks = [asyncio.create_task(room.play(stats, until, args.pace)) for room in rooms]
+    counts = {"person": 0, "computer": 0, "errors": 0}
+    strong_tasks = [asyncio.create_task(room.play(counts, until)) for room in strong_rooms]
     minute_peak, minutes, polled = connected, 0, started
     loops: dict[str, list[dict[str, Any]]] = {"server": [], "client": []}
     # A new connection for each look: a kept-alive one idle for uvicorn's 5 s may be
@@ -379,6 +454,11 @@ async def run(args: argparse.Namespace, proc: subprocess.Popen[bytes], port: int
         task.cancel()
         stats.error("a room did not finish its last action")
     elapsed = time.monotonic() - started
+    for task in strong_tasks:
+        task.cancel()
+    if strong_rooms:
+        print(f"strong rooms: {len(strong_rooms)}, computer moves {counts['computer']}, "
+              f"person moves {counts['person']}, errors {counts['errors']}")
     server_cpu = cpu_seconds(proc.pid) - server_cpu0
     client_kb = (client_kb0, rss_kb(os.getpid()))
     client_cpu = cpu_seconds(os.getpid()) - client_cpu0
@@ -476,6 +556,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=30, help="length of the play phase")
     parser.add_argument("--pace", type=float, default=0.0,
                         help="mean pause in seconds between a room's actions (0: none)")
+    parser.add_argument("--strong-rooms", type=int, default=0,
+                        help="computer rooms at the strong level playing beside them")
     parser.add_argument("--no-deflate", action="store_true",
                         help="do not offer permessage-deflate (browsers do offer it)")
     parser.add_argument("--no-gc-tuning", action="store_true",

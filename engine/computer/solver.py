@@ -1,0 +1,214 @@
+"""A double-dummy solver for the tricks of one Piquet deal (both hands known).
+
+The objective is what the play is worth to the seat "me" minus what it is worth to
+the other: +1 for every card led, +1 for winning a trick the other led, +1 more for
+the last trick, and at the end 10 for the cards (more than six tricks) or 40 for
+capot. No trumps; a seat must follow suit if it can.
+
+Hands are 32-bit masks (knowledge.py: `suit * 8 + rank`, a higher bit a higher card
+within a suit's byte). The search is alpha-beta over single cards with:
+- touching cards as one: in a hand, cards with no unplayed card between them are
+  equivalent, so only the highest of each such group is tried;
+- a transposition table at trick starts, keyed by both hands, the leader and the
+  tricks won so far, holding lower and upper bounds;
+- move ordering: on lead the highest card of each suit first; following, the
+  cheapest card that wins first, then the lowest card.
+"""
+
+from __future__ import annotations
+
+INF = 10_000
+_SUITS = (0, 8, 16, 24)
+
+
+def _suit_groups(a: int, r: int) -> tuple[int, ...]:
+    """Ranks standing for each group of touching cards of suit byte `a` among the
+    unplayed cards `r` of that suit, highest first."""
+    out = []
+    prev_mine = False
+    for rank in range(7, -1, -1):
+        if r >> rank & 1:
+            here = bool(a >> rank & 1)
+            if here and not prev_mine:
+                out.append(rank)
+            prev_mine = here
+    return tuple(out)
+
+
+_GROUPS: list[tuple[int, ...]] = [
+    _suit_groups(i >> 8, (i >> 8) | (i & 0xFF)) for i in range(1 << 16)]
+
+
+def _groups(mine: int, other: int) -> list[int]:
+    """One card per group of touching cards in `mine` (masks of one suit or many),
+    highest first within each suit."""
+    out: list[int] = []
+    for base in _SUITS:
+        a = (mine >> base) & 0xFF
+        if a:
+            out.extend(base + r for r in _GROUPS[a << 8 | ((other >> base) & 0xFF)])
+    return out
+
+
+class Solver:
+    """Solve many positions of one deal, sharing a table between calls."""
+
+    def __init__(self) -> None:
+        self.table: dict[tuple[int, int, int, int], tuple[int, int]] = {}
+        self.nodes = 0
+
+    # value: points for seat 0 minus points for seat 1 from here to the end of the deal
+    def trick_start(self, h0: int, h1: int, leader: int, t0: int, a: int, b: int) -> int:
+        if not h0:  # the deal is over (both hands empty together)
+            t1 = 12 - t0
+            if t0 == 12:
+                return 40
+            if t1 == 12:
+                return -40
+            return 10 if t0 > 6 else -10 if t1 > 6 else 0
+        key = (h0, h1, leader, t0)
+        entry = self.table.get(key)
+        if entry is not None:
+            lo, hi = entry
+            if lo >= b:
+                return lo
+            if hi <= a:
+                return hi
+            if lo == hi:
+                return lo
+            a = max(a, lo)
+            b = min(b, hi)
+        self.nodes += 1
+        a0, b0 = a, b
+        lead_hand = h0 if leader == 0 else h1
+        other = h1 if leader == 0 else h0
+        best = -INF if leader == 0 else INF
+        for c in _lead_order(lead_hand, other):
+            v = self.second(h0, h1, leader, t0, c, a, b)
+            if leader == 0:
+                if v > best:
+                    best = v
+                if best > a:
+                    a = best
+            else:
+                if v < best:
+                    best = v
+                if best < b:
+                    b = best
+            if a >= b:
+                break
+        lo, hi = entry if entry is not None else (-INF, INF)
+        if best <= a0:
+            hi = min(hi, best)
+        elif best >= b0:
+            lo = max(lo, best)
+        else:
+            lo = hi = best
+        self.table[key] = (lo, hi)
+        return best
+
+    def second(self, h0: int, h1: int, leader: int, t0: int, led: int, a: int, b: int) -> int:
+        """The leader has chosen `led`; the follower answers."""
+        follower = 1 - leader
+        if leader == 0:
+            h0 &= ~(1 << led)
+        else:
+            h1 &= ~(1 << led)
+        fh = h1 if follower == 1 else h0
+        lh = h0 if leader == 0 else h1
+        base = led & 0x18
+        suit = fh & (0xFF << base)
+        if suit:
+            cards = _groups(suit, lh | (1 << led))
+            above = [c for c in cards if c > led]
+            below = [c for c in cards if c < led]
+            order = above[::-1][:1] + below[-1:] + above[::-1][1:] + below[:-1]
+        else:
+            order = _cheapest_first(_groups(fh, lh | (1 << led)))
+        lead_pt = 1 if leader == 0 else -1
+        best = -INF if follower == 0 else INF
+        for c in order:
+            wins = c >> 3 == led >> 3 and c > led
+            winner = follower if wins else leader
+            pts = lead_pt
+            if wins:
+                pts += 1 if follower == 0 else -1
+            n0 = h0 & ~(1 << c) if follower == 0 else h0
+            n1 = h1 & ~(1 << c) if follower == 1 else h1
+            if not n0 and not n1:
+                pts += 1 if winner == 0 else -1
+            nt0 = t0 + (1 if winner == 0 else 0)
+            v = pts + self.trick_start(n0, n1, winner, nt0, a - pts, b - pts)
+            if follower == 0:
+                if v > best:
+                    best = v
+                if best > a:
+                    a = best
+            else:
+                if v < best:
+                    best = v
+                if best < b:
+                    b = best
+            if a >= b:
+                break
+        return best
+
+    def moves(self, h0: int, h1: int, leader: int, t0: int, led: int | None,
+              mover: int) -> dict[int, int]:
+        """The exact value (seat 0 minus seat 1, from this trick on, counting the lead
+        point of a card already led) of each of `mover`'s distinct legal cards."""
+        out: dict[int, int] = {}
+        if led is None:
+            hand = h0 if mover == 0 else h1
+            other = h1 if mover == 0 else h0
+            for c in _groups(hand, other):
+                out[c] = self.second(h0, h1, leader, t0, c, -INF, INF)
+            return out
+        # the follower: try each answer with a full window
+        fh = h0 if mover == 0 else h1
+        lh = h1 if mover == 0 else h0
+        suit = fh & (0xFF << (led & 0x18))
+        cands = _groups(suit if suit else fh, lh | (1 << led))
+        lead_pt = 1 if leader == 0 else -1
+        for c in cands:
+            wins = c >> 3 == led >> 3 and c > led
+            winner = mover if wins else leader
+            pts = lead_pt + ((1 if mover == 0 else -1) if wins else 0)
+            n0 = h0 & ~(1 << c) if mover == 0 else h0
+            n1 = h1 & ~(1 << c) if mover == 1 else h1
+            if not n0 and not n1:
+                pts += 1 if winner == 0 else -1
+            out[c] = pts + self.trick_start(n0, n1, winner, t0 + (winner == 0), -INF, INF)
+        return out
+
+
+def _lead_order(mine: int, other: int) -> list[int]:
+    """Leads to try: each suit's top group first, then each suit's lowest, then the rest."""
+    tops: list[int] = []
+    lows: list[int] = []
+    middles: list[int] = []
+    for base in _SUITS:
+        a = (mine >> base) & 0xFF
+        if a:
+            g = _GROUPS[a << 8 | ((other >> base) & 0xFF)]
+            tops.append(base + g[0])
+            if len(g) > 1:
+                lows.append(base + g[-1])
+                middles.extend(base + r for r in g[1:-1])
+    return tops + lows + middles
+
+
+def _cheapest_first(cards: list[int]) -> list[int]:
+    return sorted(cards, key=lambda c: c & 7)
+
+
+def expand(card: int, hand: int, other: int) -> int:
+    """The group of touching cards `card` stands for (a mask within `hand`)."""
+    rest = hand | other
+    base = card & 0x18
+    out = 1 << card
+    r = card - 1
+    while r >= base and rest >> r & 1 and hand >> r & 1:
+        out |= 1 << r
+        r -= 1
+    return out

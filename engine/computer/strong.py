@@ -1,0 +1,287 @@
+"""The strong computer level: perfect-information Monte Carlo over what the seat knows.
+
+- Play: it samples the opponent's hand consistent with everything the seat has seen
+  and heard (its own cards, her calls and what they claim, cards shown, played and
+  exposed, the suits she showed out of; sampler.py), solves the rest of the deal's
+  play exactly for each sample (solver.py: alpha-beta, a transposition table,
+  touching cards as one) and plays the card with the best total across samples,
+  from the first trick on (4 samples with twelve cards in hand, more as the hands
+  shrink, no new sample once 30,000 solver nodes are spent).
+- Exchange: it weighs the good level's best candidate discards against sampled
+  stocks and opponent hands (her exchange simulated by the basic rule when she has
+  not exchanged yet): declarations are decided between the two sampled hands exactly
+  (point, sequences, sets, and repique), the play is estimated from both hands' high
+  cards and long suits; it keeps the candidate with the best mean.
+- Partie: in the last deal of the partie, when it is under 100 and behind, it plays
+  for points to cross the Rubicon (a capot is worth more than the cards); when it is
+  ahead with the opponent under 100, for keeping her there (its own tricks count
+  less than hers).
+- Everything random comes from a generator seeded from the view, and the searches
+  stop on counts (samples, nodes), not on time: the same view gives the same move.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from engine.computer import basic, good
+from engine.computer.good import _candidates, hand_value, view_rng
+from engine.computer.knowledge import (
+    CARD_OBJ,
+    CARD_OF,
+    CODE_OF,
+    PIPS,
+    Knowledge,
+    bits,
+    know,
+    mask,
+)
+from engine.computer.sampler import sample_before_exchange, sample_hands
+from engine.computer.solver import Solver
+
+Action = dict[str, Any]
+View = dict[str, Any]
+
+SOLVE_FROM = 12  # the play is searched to the end from this many cards in hand (all)
+SAMPLES = {1: 1, 2: 24, 3: 24, 4: 24, 5: 20, 6: 16, 7: 12, 8: 10, 9: 8, 10: 6, 11: 5, 12: 4}
+NODE_BUDGET = 30_000  # solver nodes per decision: no more samples after this
+EXCHANGE_CANDIDATES = 16
+EXCHANGE_SAMPLES = 24
+SIMULATED_EXCHANGE = 1  # 0: the good level's exchange (for measuring one against the other)
+
+
+def choose(view: View, press_next_deal: bool = False) -> Action:
+    legal: list[Action] = view["legal"]
+    if view["to_move"] == view["seat"] and not any(e["type"] == "see" for e in legal):
+        decide = _BY_STEP.get(view["step"])
+        if decide is not None:
+            return decide(view, legal)
+    return good.choose(view, press_next_deal)
+
+
+# --------------------------------------------------------------------------- play
+
+
+def _play(view: View, legal: list[Action]) -> Action:
+    cards = [CARD_OF[e["card"]] for e in legal if e["type"] == "play"]
+    if len(cards) == 1:
+        return {"type": "play", "card": CODE_OF[cards[0]]}
+    k = know(view)
+    n = bin(k.hand).count("1")
+    if n > SOLVE_FROM:
+        return good.choose(view)
+    rng = view_rng(view, "play")
+    hands = sample_hands(k, SAMPLES.get(n, 8), rng)
+    seat = view["seat"]
+    t0 = view["tricks_won"][seat]
+    trick = view["trick"]
+    led = CARD_OF[trick["cards"][0][0]] if trick else None
+    leader = 0 if led is None else 1
+    weight = _weights(view, k)
+    totals = dict.fromkeys(cards, 0.0)
+    nodes = 0
+    for h in hands:
+        solver = Solver()
+        values = solver.moves(k.hand, h, leader, t0, led, 0)
+        for c in cards:
+            totals[c] += weight(values[_rep(c, k.hand, h)])
+        nodes += solver.nodes
+        if nodes > NODE_BUDGET:
+            break
+    best = max(cards, key=lambda c: (round(totals[c], 6), -(c & 7)))
+    return {"type": "play", "card": CODE_OF[best]}
+
+
+def _rep(c: int, hand: int, other: int) -> int:
+    """The highest card of `c`'s group of touching cards (the one the solver tried)."""
+    rest = hand | other
+    top = (c & 0x18) + 7
+    best = c
+    while c < top:
+        c += 1
+        if rest >> c & 1:
+            if not hand >> c & 1:
+                break
+            best = c
+    return best
+
+
+def _weights(view: View, k: Knowledge) -> Callable[[int], float]:
+    """How the searched play value counts for the partie: points, except in the last
+    deal when the Rubicon is at stake."""
+    if view["deal_number"] < view["deals_in_partie"]:
+        return float
+    seat = view["seat"]
+    mine, theirs = view["scores"]["partie"][seat], view["scores"]["partie"][1 - seat]
+    if mine < 100 and mine < theirs:
+        # behind and rubiconed: every point counts more as it nears 100
+        def behind(v: int) -> float:
+            return v + (40.0 if mine + v >= 100 else 0.0)
+
+        return behind
+    if theirs < 100 < mine + 10:
+        def ahead(v: int) -> float:
+            return v - (40.0 if theirs - v >= 100 else 0.0)
+
+        return ahead
+    return float
+
+
+# --------------------------------------------------------------------------- exchange
+
+
+def _decl(h0: int, h1: int, elder0: bool) -> tuple[int, int]:
+    """Declaration points of two final hands (both call everything): point, sequences,
+    sets, and repique."""
+    p = [_point(h0), _point(h1)]
+    s = [_seqs(h0), _seqs(h1)]
+    t = [_sets(h0), _sets(h1)]
+    score = [0, 0]
+    if p[0][0] != p[1][0]:
+        w = 0 if p[0][0] > p[1][0] else 1
+        score[w] += p[w][0][0]
+    if s[0][0] != s[1][0] and max(s[0][0], s[1][0]) > (0, 0):
+        w = 0 if s[0][0] > s[1][0] else 1
+        score[w] += s[w][1]
+    if t[0][0] != t[1][0] and max(t[0][0], t[1][0]) > (0, 0):
+        w = 0 if t[0][0] > t[1][0] else 1
+        score[w] += t[w][1]
+    for w in (0, 1):
+        if score[w] >= 30 and score[1 - w] == 0:
+            score[w] += 60
+        elif (w == 0) == elder0 and score[w] >= 24 and score[1 - w] == 0:
+            score[w] += 15  # a fair chance of pique from the leads
+    return score[0], score[1]
+
+
+def _point(h: int) -> tuple[tuple[int, int], int]:
+    best = (0, 0)
+    for s in range(4):
+        suit = (h >> (8 * s)) & 0xFF
+        if suit:
+            best = max(best, (bin(suit).count("1"),
+                              sum(PIPS[r] for r in range(8) if suit >> r & 1)))
+    return best, best[0]
+
+
+def _seqs(h: int) -> tuple[tuple[int, int], int]:
+    best = (0, 0)
+    total = 0
+    for s in range(4):
+        suit = (h >> (8 * s)) & 0xFF
+        run = 0
+        for r in range(7, -2, -1):
+            if r >= 0 and suit >> r & 1:
+                run += 1
+            else:
+                if run >= 3:
+                    best = max(best, (run, r + run))
+                    total += run if run < 5 else run + 10
+                run = 0
+    return best, total
+
+
+def _sets(h: int) -> tuple[tuple[int, int], int]:
+    best = (0, 0)
+    total = 0
+    for r in range(3, 8):
+        n = sum(1 for s in range(4) if h >> (8 * s + r) & 1)
+        if n >= 3:
+            best = max(best, (n, r))
+            total += 14 if n == 4 else 3
+    return best, total
+
+
+def _trick_part(h: int) -> float:
+    tricks = 0.0
+    for s in range(4):
+        suit = (h >> (8 * s)) & 0xFF
+        n = bin(suit).count("1")
+        t = 0.0
+        if suit >> 7 & 1:
+            t += 1
+            if suit >> 6 & 1:
+                t += 1
+                if suit >> 5 & 1:
+                    t += 0.9
+            elif n >= 2 and suit >> 5 & 1:
+                t += 0.3
+        elif suit >> 6 & 1:
+            t += 0.55 if n >= 2 else 0.15
+            if suit >> 5 & 1:
+                t += 0.5
+        elif suit >> 5 & 1 and n >= 3:
+            t += 0.35
+        if n >= 5:
+            t += 0.6 * (n - 4)
+        tricks += min(t, n)
+    return tricks
+
+
+def _outcome(mine: int, theirs: int, i_am_elder: bool) -> float:
+    """My expected points minus hers from two final hands."""
+    d0, d1 = _decl(mine, theirs, i_am_elder)
+    t0, t1 = _trick_part(mine), _trick_part(theirs)
+    share = t0 / (t0 + t1) if t0 + t1 > 0 else 0.5
+    my_tricks = 12 * share
+    play = 2.2 * (my_tricks - 6) * 2
+    if my_tricks > 7:
+        play += 10
+    elif my_tricks < 5:
+        play -= 10
+    return d0 - d1 + play + (1.0 if i_am_elder else 0.0)
+
+
+def _exchange(view: View, legal: list[Action]) -> Action:
+    if not SIMULATED_EXCHANGE:
+        return good.choose(view)
+    k = know(view)
+    rule = next(e for e in legal if e["type"] == "discard")
+    rng = view_rng(view, "exchange")
+    elder = k.i_am_elder
+    ns = [rule["max"]] if not elder else sorted(
+        {rule["max"], max(rule["min"], rule["max"] - 1)}, reverse=True)
+    cands: list[tuple[int, int]] = []
+    for n in ns:
+        cs = _candidates(k.hand, n)
+        cs.sort(key=lambda d: -hand_value(k.hand & ~d, elder))
+        cands.extend((n, d) for d in cs[:EXCHANGE_CANDIDATES])
+    worlds = []
+    for _ in range(EXCHANGE_SAMPLES):
+        opp, stock = sample_before_exchange(k, rng)
+        worlds.append((opp, stock))
+    opp_done = not elder  # younger exchanges after elder: elder's hand is final
+    seen = [CARD_OF[c] for c in view["seen_stock"]]
+    best: tuple[float, int] | None = None
+    for n, d in cands:
+        kept = k.hand & ~d
+        total = 0.0
+        for opp, stock in worlds:
+            mine = kept | mask(stock[:n])
+            theirs = opp
+            if not opp_done:
+                rest = seen + stock[n:] if n < 5 and seen else stock[n:]
+                take = min(len(rest), 3 + (5 - n))
+                theirs = _their_exchange(opp, rest[:take])
+            total += _outcome(mine, theirs, elder)
+        if best is None or total > best[0] + 1e-9:
+            best = (total, d)
+    assert best is not None
+    return {"type": "discard", "cards": [CODE_OF[c] for c in bits(best[1])], "expose": False}
+
+
+def _their_exchange(hand: int, draw: list[int]) -> int:
+    """Her exchange as the basic rule makes it: her full allowance, lowest from shortest."""
+    order = basic.throw_order([CARD_OBJ[c] for c in bits(hand)])
+    thrown = mask(CARD_OF[c.code] for c in order[:len(draw)])
+    return (hand & ~thrown) | mask(draw)
+
+
+_BY_STEP: dict[str, Callable[[View, list[Action]], Action]] = {
+    "elder_exchange": _exchange,
+    "younger_discard": _exchange,
+    "younger_exchange": _exchange,
+    "lead": _play,
+    "follow": _play,
+}

@@ -1,0 +1,176 @@
+"""The computer's levels (issue 12): every level plays only legal moves as elder and as
+younger, decides from its seat's view alone (reshuffling the cards hidden from it changes
+nothing), and decides the same way from the same view.
+
+`PIQUET_LEVEL_PARTIES` sizes the random-opponent check (per level and seat; the issue's
+500 is a run by hand: `PIQUET_LEVEL_PARTIES=500 pytest --timeout 0
+tests/engine/test_levels.py -k legal`).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import random
+from typing import Any
+
+import pytest
+
+import engine
+from engine.cards import sort_hand
+from engine.computer import LEVELS, decide, level
+from engine.selfplay import level_policy, play_partie, random_policy
+from engine.state import State, Step
+
+PARTIES = int(os.environ.get("PIQUET_LEVEL_PARTIES", "6"))
+TWIN_PARTIES = int(os.environ.get("PIQUET_LEVEL_TWIN_PARTIES", "2"))
+
+
+@pytest.mark.parametrize("name", list(LEVELS))
+@pytest.mark.parametrize("seat", [0, 1])
+def test_only_legal_moves_against_a_random_player(name: str, seat: int) -> None:
+    rng = random.Random(f"{name}/{seat}")
+    for _ in range(PARTIES):
+        other = random_policy(random.Random(rng.getrandbits(64)))
+        me = level_policy(name)(random.Random(0))
+        seats = (me, other) if seat == 0 else (other, me)
+        record = play_partie(seats, rng.getrandbits(64))
+        assert record.errors == []
+        assert record.result is not None  # the partie ran to its end
+
+
+def test_an_unknown_level_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match=r"unknown computer level 'expert'.*basic, good, strong"):
+        level("expert")
+
+
+def test_basic_is_still_the_default_player() -> None:
+    from engine import computer
+    from engine.computer import basic
+
+    assert computer.choose is basic.choose
+    assert LEVELS["basic"].choose is basic.choose
+    assert next(iter(LEVELS)) == "basic"
+
+
+# --------------------------------------------------------------------------- the view only
+
+
+def hidden_reshuffled(s: State, seat: int, rng: random.Random) -> State:
+    """A twin of `s` in which every card `seat` has not seen -- the opponent's unshown
+    cards, her discards, the stock it never saw -- is dealt again among those places."""
+    other = 1 - seat
+    shown = {c for x in s.shown if x.seat == other for c in x.cards}
+    shown |= {c for r in s.combos if r.seat == other and r.shown for c in r.combo.cards}
+    seen_stock = set(s.seen_stock) if s.elder == seat else set()
+    seen = shown | set(s.exposed) | seen_stock
+    hand = [c for c in s.hands[other] if c not in seen]
+    stock = [c for c in s.stock if c not in seen]
+    pool = hand + list(s.discards[other]) + stock
+    rng.shuffle(pool)
+    new_hand = pool[:len(hand)]
+    new_discards = pool[len(hand):len(hand) + len(s.discards[other])]
+    rest = iter(pool[len(hand) + len(s.discards[other]):])
+    t = copy.copy(s)
+    hands = list(s.hands)
+    hands[other] = sort_hand([c for c in s.hands[other] if c in seen] + new_hand)
+    t.hands = (hands[0], hands[1])
+    discards = list(s.discards)
+    discards[other] = tuple(new_discards)
+    t.discards = (discards[0], discards[1])
+    t.stock = tuple(c if c in seen else next(rest) for c in s.stock)
+    return t
+
+
+@pytest.mark.parametrize("name", list(LEVELS))
+def test_decisions_do_not_change_when_hidden_cards_are_reshuffled(name: str) -> None:
+    rng = random.Random(name)
+    compared = 0
+    steps: set[str] = set()
+    for _ in range(TWIN_PARTIES):
+        s = engine.new_partie(rng.getrandbits(64))
+        me = rng.randrange(2)
+        other = random_policy(random.Random(rng.getrandbits(64)))
+        while s.step is not Step.PARTIE_OVER:
+            if s.to_move is None:
+                s = engine.apply(s, 0, {"type": "next_deal"}) if engine.legal(s, 0) else s
+                if s.to_move is None:
+                    s = engine.apply(s, 1, {"type": "next_deal"})
+                continue
+            seat = s.to_move
+            v = engine.view(s, seat)
+            if seat == me and s.deal_number > 0 and s.step is not Step.CHOOSE_DEALER:
+                twin = hidden_reshuffled(s, me, rng)
+                w = engine.view(twin, me)
+                assert w == v  # the cards moved are hidden from this seat
+                action = decide(name, v)
+                assert decide(name, w) == action
+                compared += 1
+                steps.add(v["step"])
+            else:
+                action = decide(name, v) if seat == me else other(v)
+            s = engine.apply(s, seat, action)
+    assert compared > 50
+    assert {"lead", "follow"} <= steps
+
+
+@pytest.mark.parametrize("name", list(LEVELS))
+def test_the_same_view_gives_the_same_decision(name: str) -> None:
+    """Seeded from the view: the same view (even rebuilt, its keys in another order)
+    always gives the same action."""
+    rng = random.Random(f"same/{name}")
+    s = engine.new_partie(rng.getrandbits(64))
+    other = random_policy(random.Random(rng.getrandbits(64)))
+    decisions = 0
+    while s.step is not Step.PARTIE_OVER and decisions < 120:
+        seat = s.to_move if s.to_move is not None else 0
+        v = engine.view(s, seat)
+        if not v["legal"]:
+            seat = 1 - seat
+            v = engine.view(s, seat)
+        if seat == 0 and v["step"] not in ("deal_over", "choose_dealer"):
+            action = decide(name, v, True)
+            rebuilt: dict[str, Any] = json.loads(json.dumps(dict(reversed(v.items()))))
+            for _ in range(2):
+                assert decide(name, rebuilt, True) == action
+            decisions += 1
+        else:
+            action = decide(name, v, True) if seat == 0 else other(v)
+        s = engine.apply(s, seat, action)
+    assert decisions >= 60
+
+
+def test_strong_samples_only_hands_that_make_her_calls_and_miss_her_void_suits() -> None:
+    """The sampler keeps to what the seat heard and saw: every sampled hand, with the
+    cards she has played, makes each call she told, holds no card of a suit she showed
+    out of, and none the seat has seen elsewhere."""
+    from engine.computer.knowledge import SUIT_MASK, holds, know
+    from engine.computer.sampler import sample_hands
+
+    rng = random.Random("samples")
+    checked_claims = checked_voids = 0
+    for _ in range(4):
+        s = engine.new_partie(rng.getrandbits(64))
+        while s.step is not Step.PARTIE_OVER:
+            seat = s.to_move if s.to_move is not None else 0
+            v = engine.view(s, seat)
+            if not v["legal"]:
+                seat = 1 - seat
+                v = engine.view(s, seat)
+            if v["step"] in ("lead", "follow") and v["to_move"] == seat:
+                k = know(v)
+                real = s.hands[1 - seat]
+                assert k.opp_hand_count == len(real)
+                for h in sample_hands(k, 6, random.Random(1)):
+                    assert bin(h).count("1") == len(real)
+                    assert not h & (k.hand | k.played)
+                    for claim in k.claims:
+                        # her real hand makes the claim, so a sample can and must
+                        assert holds(claim, h | k.opp_played)
+                        checked_claims += 1
+                    for suit in k.voids:
+                        assert not h & SUIT_MASK[suit]
+                        checked_voids += 1
+            s = engine.apply(s, seat, decide("basic", v, True))
+    assert checked_claims > 100 and checked_voids > 10
