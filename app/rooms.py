@@ -531,9 +531,14 @@ class ComputerSeat:
             wait = max(wait, self.lead_delay)
         return wait
 
+    @property
+    def thinks_apart(self) -> bool:
+        """Good and strong think in a worker process, off the event loop."""
+        return self._policy is None and self.executor is not None and self.level != "basic"
+
     async def _decide(self, view: dict[str, Any]) -> dict[str, Any]:
-        """The level's decision: good and strong think in a worker process, off the loop."""
-        if self._policy is None and self.executor is not None and self.level != "basic":
+        """The level's decision, in a worker process when it `thinks_apart`."""
+        if self.thinks_apart:
             from engine.computer import decide
 
             loop = asyncio.get_running_loop()
@@ -608,9 +613,10 @@ class ComputerSeat:
                 # A bug in the policy: stop rather than loop; the person can start anew.
                 log.exception("computer seat failed room=%s", room.room_id)
                 return
-            # The thinking is part of the wait, so the answer comes at the same pace
-            # whatever was thought about.
-            await self.sleep(max(0.0, wait - (loop.time() - started)))
+            # Thinking apart is part of the wait, so the answer comes at the same pace
+            # whatever was thought about (a decision in the loop takes microseconds).
+            thought = loop.time() - started if self.thinks_apart else 0.0
+            await self.sleep(max(0.0, wait - thought))
             async with room.lock:
                 if room.closed:
                     return
