@@ -478,8 +478,10 @@ class Fuzzer:
         it has not been sent yet. Every error either gets must be followed by a state at
         least as new (docs/protocol.md), and both end on the room's version."""
         mover = self.mover()
-        legal = None if mover is None else self.legal_text(mover)
-        if mover is None or legal is None:
+        if mover is None or self.links[mover].view["phase"] == "partie_over":
+            return  # at a friend's table a new partie needs both seats: no change to race
+        legal = self.legal_text(mover)
+        if legal is None:
             return
         other = 1 - mover
         text = self.render(other, msg)
