@@ -42,6 +42,7 @@ from engine.computer.knowledge import (
     bits,
     know,
     mask,
+    suit_tricks,
 )
 
 Action = dict[str, Any]
@@ -102,25 +103,7 @@ def hand_value(hand: int, elder: bool) -> float:
         for length, top in _runs(suit):
             best_seq = max(best_seq, (length, top))
             seq_total += length if length < 5 else length + 10
-        # the play: masters, guarded honours, long cards
-        t = 0.0
-        if suit >> 7 & 1:
-            t += 1
-            if suit >> 6 & 1:
-                t += 1
-                if suit >> 5 & 1:
-                    t += 0.9
-            elif n >= 2 and suit >> 6 & 1 == 0 and suit >> 5 & 1:
-                t += 0.3
-        elif suit >> 6 & 1:
-            t += 0.55 if n >= 2 else 0.15
-            if suit >> 5 & 1:
-                t += 0.5
-        elif suit >> 5 & 1 and n >= 3:
-            t += 0.35
-        if n >= 5:
-            t += 0.6 * (n - 4)
-        tricks += min(t, n)
+        tricks += suit_tricks(suit)  # the play: masters, guarded honours, long cards
     n, _ = best_point
     value += n * _POINT_WIN.get(n, 0.0)
     if best_seq[0]:

@@ -194,3 +194,28 @@ def holds(claim: Claim, cards: int) -> bool:
                             suit >> (claim.top - i) & 1 for i in range(claim.length)))):
                     return True
     return False
+
+
+def suit_tricks(suit: int) -> float:
+    """The tricks a suit (an 8-bit mask, ace highest) may take in play: masters, guarded
+    honours and long cards; a rough count the good level's exchange and the strong
+    level's declaring share."""
+    n = bin(suit).count("1")
+    t = 0.0
+    if suit >> 7 & 1:
+        t += 1
+        if suit >> 6 & 1:
+            t += 1
+            if suit >> 5 & 1:
+                t += 0.9
+        elif n >= 2 and suit >> 5 & 1:
+            t += 0.3
+    elif suit >> 6 & 1:
+        t += 0.55 if n >= 2 else 0.15
+        if suit >> 5 & 1:
+            t += 0.5
+    elif suit >> 5 & 1 and n >= 3:
+        t += 0.35
+    if n >= 5:
+        t += 0.6 * (n - 4)
+    return min(t, n)

@@ -36,6 +36,7 @@ from engine.computer.knowledge import (
     bits,
     know,
     mask,
+    suit_tricks,
 )
 from engine.computer.sampler import sample_before_exchange, sample_hands
 from engine.computer.solver import Solver
@@ -197,25 +198,7 @@ def _trick_part(h: int) -> float:
     tricks = 0.0
     for s in range(4):
         suit = (h >> (8 * s)) & 0xFF
-        n = bin(suit).count("1")
-        t = 0.0
-        if suit >> 7 & 1:
-            t += 1
-            if suit >> 6 & 1:
-                t += 1
-                if suit >> 5 & 1:
-                    t += 0.9
-            elif n >= 2 and suit >> 5 & 1:
-                t += 0.3
-        elif suit >> 6 & 1:
-            t += 0.55 if n >= 2 else 0.15
-            if suit >> 5 & 1:
-                t += 0.5
-        elif suit >> 5 & 1 and n >= 3:
-            t += 0.35
-        if n >= 5:
-            t += 0.6 * (n - 4)
-        tricks += min(t, n)
+        tricks += suit_tricks(suit)
     return tricks
 
 
