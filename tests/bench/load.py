@@ -193,9 +193,12 @@ class Room:
         """One action (a new match after a finished partie), both seats told."""
         a, b = self.seats
         if a.view["phase"] == "partie_over":
-            who, other = a, b
-            text = json.dumps({"type": "new_match", "version": a.version, "id": self.next_id()})
-            stats.parties += 1
+            # "Play again" at a friend's table: each seat asks; the second starts the partie.
+            asked = a.state["room"]["rematch"]
+            who, other = (b, a) if a.view["seat"] in asked else (a, b)
+            text = json.dumps({"type": "new_match", "version": who.version, "id": self.next_id()})
+            if asked:
+                stats.parties += 1
         else:
             who, other = self.mover()
             text = json.dumps({"type": "action", "version": who.version, "id": self.next_id(),

@@ -163,11 +163,14 @@ class Table:
         """One action; seconds from its send to the acting seat's new state."""
         a, b = self.seats
         if a.state["view"]["phase"] == "partie_over":
-            self.ids += 1
-            await a.ws.send(json.dumps({"type": "new_match", "version": a.state["version"],
-                                        "id": f"b{self.ids}"}))
-            await a.next_state()
-            await b.next_state()
+            # Play again at a friend's table: each seat asks; the second starts the partie.
+            for asker in (a, b):
+                self.ids += 1
+                await asker.ws.send(json.dumps({"type": "new_match",
+                                                "version": asker.state["version"],
+                                                "id": f"b{self.ids}"}))
+                await a.next_state()
+                await b.next_state()
         who, other = self.mover()
         self.ids += 1
         text = json.dumps({"type": "action", "version": who.state["version"],
