@@ -99,13 +99,17 @@ class Seat:
         return True
 
 
+# A table whose state has not changed for this long drops its views' working (Room._trim).
+TRIM_SECONDS = 2.0
+
+
 class Room:
     # Slots: one dict fewer per room (docs/reliability.md); __weakref__ for the tests that
     # check an expired room is freed.
-    __slots__ = ("__weakref__", "clock", "closed", "computer", "computer_pace",
+    __slots__ = ("__weakref__", "changed_at", "clock", "closed", "computer", "computer_pace",
                  "computer_setup", "last_activity", "level", "listeners", "lock", "match",
                  "max_connections_per_seat", "new_seed", "opponent", "rematch", "room_id",
-                 "seats", "state", "used", "version", "watchers", "workers")
+                 "seats", "state", "trim", "used", "version", "watchers", "workers")
 
     def __init__(
         self,
@@ -133,6 +137,10 @@ class Room:
         self.listeners = listeners
         self.lock = asyncio.Lock()
         self.state: engine.State = engine.new_partie(seed=new_seed())
+        # When the state last changed (the event loop's clock), and the timer that drops
+        # the views' working once nobody has acted for TRIM_SECONDS (`_trim`).
+        self.changed_at = 0.0
+        self.trim: asyncio.TimerHandle | None = None
         self.version = 1
         self.match = 1  # counts new matches, so each socket knows when its log restarts
         self.seats = (Seat(new_token()), Seat(None))
@@ -454,14 +462,40 @@ class Room:
         self.state = state
         self.version += 1
         self.touch()
+        self._schedule_trim()
         for listener in self.listeners:  # before anyone is told: a store is never behind
             listener(self)
         for conn in self.connections():
             if conn is not skip:
                 conn.want_state()
 
+    def _schedule_trim(self) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # (a test driving a room without a loop: nothing to trim for)
+        self.changed_at = loop.time()
+        if self.trim is None:
+            self.trim = loop.call_later(TRIM_SECONDS, self._trim)
+
+    def _trim(self) -> None:
+        """A table nobody has acted at for TRIM_SECONDS keeps its state but not what its
+        views worked out (~15 KB: 5,000 tables at a person's pace are mostly idle, and a
+        view's working pays only from one action to the next). One timer a room, put
+        back while actions keep coming."""
+        loop = asyncio.get_running_loop()
+        quiet = loop.time() - self.changed_at
+        if quiet < TRIM_SECONDS and not self.closed:
+            self.trim = loop.call_later(TRIM_SECONDS - quiet, self._trim)
+            return
+        self.trim = None
+        self.state.forget_views()
+
     async def close(self, code: int, reason: str) -> None:
         self.closed = True
+        if self.trim is not None:
+            self.trim.cancel()
+            self.trim = None
         if self.computer is not None:
             await self.computer.stop()
         for conn in self.connections():

@@ -247,6 +247,14 @@ class State:
         new.__dict__ = fields
         return new
 
+    def forget_views(self) -> None:
+        """Drop what was worked out for views (this state's shared part, and the values
+        carried from state to state): memory only, never meaning, since each is worked out
+        again when next asked for. A server holding thousands of tables calls it on a
+        table nobody has acted at for a while (about 15 KB a table, docs/reliability.md)."""
+        self.view_memo.clear()
+        self.carried.clear()
+
     def derived(self, name: str, source: Any, make: Callable[[Any], T]) -> T:
         """`make(source)`, worked out once for as long as the field's value `source` is
         the same object (values are immutable, so the same object means the same value)."""

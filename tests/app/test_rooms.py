@@ -5,7 +5,9 @@ only what is public (their frames go through the same leak check as the seats').
 from __future__ import annotations
 
 import random
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tablekit import (
@@ -25,6 +27,7 @@ from tablekit import (
 )
 
 import engine
+from app import rooms as rooms_module
 from app.protocol import CLOSE_POLICY
 from app.rooms import COMPUTER_SEAT, MAX_WATCHERS, ComputerSeat
 
@@ -267,3 +270,50 @@ def test_the_computer_chooses_the_dealer_only_once_the_cut_can_be_seen(
         dealt = human.expect("state")
         assert dealt["view"]["deal_number"] == 1
         assert dealt["new_log"][0]["kind"] == "deal"
+
+
+# --- a table left alone keeps its state, not its views' working -------------------------
+
+
+def test_a_table_left_alone_forgets_its_views_working_and_plays_on(
+    templates_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nobody acts for TRIM_SECONDS: the room drops what its views worked out (memory at
+    5,000 tables, issue 14), and every state sent after that is still the seat's true
+    view, worked out afresh."""
+    monkeypatch.setattr(rooms_module, "TRIM_SECONDS", 0.05)
+    history = History()
+    wrong: list[int] = []
+
+    def check(sock: SeatSocket, frame: dict[str, Any]) -> None:
+        if frame["type"] != "state":
+            return
+        state = history.at(room_of(sock.client, sock.room_id), frame["version"]).copy()
+        state.__dict__["carried"] = {}  # nothing carried over: worked out from scratch
+        if {k: v for k, v in frame["view"].items() if k != "log"} != engine.view(
+                state, sock.seat, log=False):
+            wrong.append(frame["version"])
+
+    seeds = iter(range(500, 600))
+    with serve(templates_dir, history=history, new_seed=lambda: next(seeds)) as client:
+        room_id, a, b = friend_seats(client)
+        a.on_frame = b.on_frame = check
+        a.connect()
+        b.connect()
+        room = room_of(client, room_id)
+        trims = 0
+
+        def now_and_then(step: int) -> None:
+            nonlocal trims
+            if step % 25 != 3:
+                return
+            for _ in range(500):  # (up to 5 s: the timer is 0.05 s)
+                if not room.state.carried and not room.state.view_memo:
+                    trims += 1
+                    return
+                time.sleep(0.01)
+            raise AssertionError(f"not trimmed after 5 s: {sorted(room.state.carried)}")
+
+        play_friend_partie(a, b, random.Random(5), between=now_and_then)
+        assert trims >= 5
+        assert not wrong

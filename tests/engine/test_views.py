@@ -290,3 +290,18 @@ def test_two_deals_differing_only_in_hidden_cards_look_alike_to_a_watcher() -> N
              "AH KH AC KC QC JC 10C 9C 8C 7C AD KD", "7H 8D 8S 7S QD JD 10D 9D")
     assert engine.public_view(a) == engine.public_view(b)
     assert engine.view(a, ELDER) != engine.view(b, ELDER)
+
+
+def test_forgetting_what_views_worked_out_changes_no_view() -> None:
+    """A server drops the views' working on a table left alone (State.forget_views): every
+    view, public view and log after that is the one it would have been, at every step,
+    including when the working is dropped at each step and when it is kept."""
+    kept = list(all_states())
+    for s in kept:
+        views = [engine.view(s, seat) for seat in (0, 1)] + [engine.public_view(s)]
+        s.forget_views()
+        assert not s.view_memo and not s.carried
+        again = [engine.view(s, seat) for seat in (0, 1)] + [engine.public_view(s)]
+        assert again == views
+        # Worked out afresh from a state whose working was dropped, then kept: the same.
+        assert [engine.view(s, seat) for seat in (0, 1)] == views[:2]
