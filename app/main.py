@@ -13,6 +13,7 @@ from concurrent.futures import ProcessPoolExecutor
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
+from starlette.types import Receive, Scope, Send
 
 from app import api, pages, ws
 from app.protocol import CLOSE_GOING_AWAY
@@ -22,6 +23,17 @@ from app.security import ClientLimits, Guard
 from app.settings import Settings
 
 log = logging.getLogger("piquet")
+
+
+class TableApp(FastAPI):
+    """The app: a table's socket goes straight to its handler (`ws.shortcut`)."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            scope["app"] = self  # (what Starlette sets: the handler reads app.state)
+            if await ws.shortcut(scope, receive, send):
+                return
+        await super().__call__(scope, receive, send)
 
 
 def create_app(
@@ -79,7 +91,7 @@ def create_app(
 
     # No /docs, /redoc or /openapi.json: the API is two routes, described in README.md and
     # docs/protocol.md, and the WebSocket protocol has its own schema at /protocol.json.
-    app = FastAPI(title="Piquet table", lifespan=lifespan, docs_url=None, redoc_url=None,
+    app = TableApp(title="Piquet table", lifespan=lifespan, docs_url=None, redoc_url=None,
                   openapi_url=None)
     app.state.settings = settings
     app.state.rooms = rooms

@@ -10,12 +10,13 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 from dataclasses import dataclass
 
 from fastapi import WebSocket
 from pydantic import ValidationError
 from starlette.routing import WebSocketRoute
-from starlette.types import Message
+from starlette.types import Message, Receive, Scope, Send
 
 from app.connection import Connection
 from app.protocol import (
@@ -220,3 +221,22 @@ def _describe(exc: ValidationError) -> str:
 
 
 ROUTE = WebSocketRoute("/ws/{room_id}", table_socket, name="table_socket")
+# The path ROUTE matches (Starlette's `{name}`: one segment), for `TableApp`'s shortcut.
+ROUTE_PATH = re.compile(r"/ws/([^/]+)")
+
+
+async def shortcut(scope: Scope, receive: Receive, send: Send) -> bool:
+    """A table's socket (`/ws/{room_id}`) straight to `table_socket`, past the middleware
+    and the router; False for anything else. Each layer of the stack keeps a coroutine
+    frame (and wraps `send` and `receive`) for as long as a socket is open: ~9 KB a socket
+    and a few microseconds a frame, with nothing to do for a socket (the Guard handles
+    HTTP only; `table_socket` checks the origin and the seat itself, and handles its
+    own failures). Any other WebSocket path goes the usual way (the router's 403 close)."""
+    if scope["type"] != "websocket":
+        return False
+    found = ROUTE_PATH.fullmatch(scope["path"])
+    if found is None:
+        return False
+    scope["path_params"] = {"room_id": found[1]}
+    await table_socket(WebSocket(scope, receive, send))
+    return True
