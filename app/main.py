@@ -18,7 +18,7 @@ from starlette.types import Receive, Scope, Send
 from app import api, pages, ws
 from app.protocol import CLOSE_GOING_AWAY
 from app.rooms import Clock, Policy, RoomRegistry, SeedSource, random_seed
-from app.runtime import LoopMonitor, settle_collector
+from app.runtime import LoopMonitor, collect_on_a_clock, settle_collector
 from app.security import ClientLimits, Guard
 from app.settings import Settings
 
@@ -75,14 +75,17 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        tasks = []
         if settle_gc:
-            settle_collector()
-        sweeper = asyncio.create_task(rooms.sweep_forever(settings.sweep_interval))
-        prober = asyncio.create_task(monitor.run(lambda: f"rooms {len(rooms)}"))
+            monitor.frozen_at_start = settle_collector()
+            tasks.append(asyncio.create_task(
+                collect_on_a_clock(full_every=settings.collector_full_seconds)))
+        tasks.append(asyncio.create_task(rooms.sweep_forever(settings.sweep_interval)))
+        tasks.append(asyncio.create_task(monitor.run(lambda: f"rooms {len(rooms)}")))
         try:
             yield
         finally:
-            for task in (prober, sweeper):
+            for task in tasks:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task

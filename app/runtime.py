@@ -40,13 +40,45 @@ MIDDLE_THRESHOLD = 10
 FULL_EVERY = 1000
 
 
-def settle_collector() -> None:
+def settle_collector() -> int:
     """After start-up: collect once, move everything left to the collector's permanent
     generation (never traced again; still freed when its count drops to 0), and set
-    the thresholds."""
+    the thresholds. Returns how many objects were frozen (counting them walks them all:
+    done once here, never on a request)."""
     gc.collect()
     gc.freeze()
     gc.set_threshold(YOUNG_THRESHOLD, MIDDLE_THRESHOLD, FULL_EVERY)
+    return gc.get_freeze_count()
+
+
+# Young passes on a clock. The thresholds count tracked objects made *less those freed*,
+# and every action frees about as many old objects (the room's previous State and what
+# its views worked out) as it makes: so the young generations were collected only once
+# 10-110 thousand new objects had piled up behind a count of 700, and each of those
+# passes held the loop 5-100 ms at 5,000 rooms (docs/reliability.md, "Five thousand
+# rooms", second finding). A pass every YOUNG_EVERY seconds sees only what was made
+# since the last one; what it leaves alive is long-lived (a room's state, a socket) and
+# is frozen, never traced again. Cycles that die young are still freed; a cycle that
+# outlives a pass waits for the full pass every `full_every` seconds (an hour by
+# default; about a second at 5,000 rooms). The table makes none (tests/app/test_cycles.py).
+YOUNG_EVERY = 0.05
+
+
+async def collect_on_a_clock(young_every: float = YOUNG_EVERY,
+                             full_every: float = 3600.0) -> None:
+    """Until cancelled: a young pass every `young_every` s, its survivors frozen; every
+    `full_every` s, everything thawed and one full pass, then frozen again."""
+    loop = asyncio.get_running_loop()
+    next_full = loop.time() + full_every
+    while True:
+        await asyncio.sleep(young_every)
+        if loop.time() >= next_full:
+            gc.unfreeze()
+            gc.collect()
+            next_full = loop.time() + full_every
+        else:
+            gc.collect(1)
+        gc.freeze()
 
 
 @dataclass(slots=True)
@@ -105,6 +137,8 @@ class LoopMonitor:
         self.last: LoopReport | None = None  # the last complete window
         self.windows = 0  # how many windows are complete
         self.history: deque[LoopReport] = deque(maxlen=60)
+        # Objects frozen at start-up (settle_collector); 0 if the collector is left alone.
+        self.frozen_at_start = 0
 
     def _on_gc(self, phase: str, info: dict[str, int]) -> None:
         if phase == "start":
@@ -150,7 +184,7 @@ class LoopMonitor:
             "last": self.last.as_dict() if self.last is not None else None,
             "now": self.current().as_dict(),
             "windows": self.windows,
-            "gc_frozen": gc.get_freeze_count(),
+            "gc_frozen": self.frozen_at_start,
             "gc_thresholds": list(gc.get_threshold()),
         }
 

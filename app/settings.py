@@ -72,6 +72,9 @@ class Settings(BaseSettings):
     # Freeze what start-up made and make the collector's full passes rare (app/runtime.py);
     # off gives Python's defaults (docs/reliability.md compares the two).
     collector_tuning: bool = True
+    # With collector_tuning: seconds between full passes of the cyclic collector (the
+    # young ones run every 50 ms: app/runtime.py).
+    collector_full_seconds: Annotated[float, Field(gt=0)] = 3600
     templates_dir: Path = ROOT / "templates"
     static_dir: Path = ROOT / "static"
     log_level: str = "info"

@@ -7,11 +7,12 @@ import asyncio
 import gc
 import logging
 import time
+import weakref
 
 import pytest
 from tablekit import TestClient
 
-from app.runtime import LoopMonitor
+from app.runtime import LoopMonitor, collect_on_a_clock
 
 
 def test_a_held_loop_shows_as_lag_and_a_full_pass_is_counted(
@@ -49,3 +50,48 @@ def test_healthz_detail_shows_the_loop_and_the_collector(client: TestClient) -> 
                                 "gc_full_pass_max_ms"}
     assert loop["last"] is None  # no window has ended yet
     assert len(loop["gc_thresholds"]) == 3
+
+
+class _Cycle:
+    """An object that refers to itself: freed only by the cyclic collector."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+def test_the_collector_clock_frees_young_cycles_and_full_passes_free_old_ones() -> None:
+    """`collect_on_a_clock`: young passes on a timer (then what they leave is frozen), and
+    a full pass (everything thawed) every `full_every` s, which frees a cycle that had
+    been frozen. Automatic passes are off here, so only the clock can free them."""
+    gc.collect()
+    thresholds = gc.get_threshold()
+    gc.disable()
+    try:
+        async def run() -> tuple[bool, bool, bool]:
+            clock = asyncio.create_task(collect_on_a_clock(young_every=0.01, full_every=1.5))
+            young = _Cycle()
+            dies_young = weakref.ref(young)
+            del young
+            await asyncio.sleep(0.1)  # a few young passes
+            freed_young = dies_young() is None
+            old = _Cycle()
+            dies_old = weakref.ref(old)
+            await asyncio.sleep(0.1)  # it survives young passes: frozen, kept...
+            del old
+            await asyncio.sleep(0.1)
+            kept_while_frozen = dies_old() is not None
+            for _ in range(100):  # ...until the full pass (due 1.5 s after the start)
+                if dies_old() is None:
+                    break
+                await asyncio.sleep(0.05)
+            clock.cancel()
+            return freed_young, kept_while_frozen, dies_old() is None
+
+        freed_young, kept_while_frozen, freed_old = asyncio.run(run())
+    finally:
+        gc.unfreeze()
+        gc.enable()
+        gc.set_threshold(*thresholds)
+    assert freed_young
+    assert kept_while_frozen
+    assert freed_old
