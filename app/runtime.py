@@ -8,8 +8,9 @@ at a human pace (docs/reliability.md, "Five thousand rooms"). Play makes no refe
 cycles (tests/app/test_cycles.py), so those passes found nothing to free.
 
 `settle_collector` freezes what start-up made (never traced again) and makes full
-passes rare; `LoopMonitor` measures how late the loop runs its timers and how long the
-collector's passes take, for /healthz?detail=1 and a log line a minute."""
+passes rare; `collect_on_a_clock` runs the young passes every 50 ms, so each sees little,
+and freezes what they leave; `LoopMonitor` measures how late the loop runs its timers
+and how long the collector's passes take, for /healthz?detail=1 and a log line a minute."""
 
 from __future__ import annotations
 
