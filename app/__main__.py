@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import logging
 import re
+from types import FrameType
 from typing import Any
 
 import uvicorn
+from fastapi import FastAPI
 
 from app.main import create_app
+from app.rooms import RoomRegistry
 from app.serving import connection_cap, guarded_h11
 from app.settings import Settings
 
@@ -39,6 +42,20 @@ class QuietBadFrames(logging.Filter):
         return True
 
 
+class Server(uvicorn.Server):
+    """uvicorn's server, which on SIGTERM (or SIGINT) first tells the rooms to take no
+    more actions; uvicorn then closes every socket with 1012, and the page reconnects at
+    once (docs/protocol.md): with a store, to whichever process owns the room then."""
+
+    def __init__(self, app: FastAPI, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.rooms: RoomRegistry = app.state.rooms
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        self.rooms.stop_taking_actions()
+        super().handle_exit(sig, frame)
+
+
 def uvicorn_options(settings: Settings) -> dict[str, Any]:
     """The uvicorn settings the table runs with (the benchmark reuses them for its echo app).
     HTTP is uvicorn's h11 protocol with a deadline for request heads and caps on
@@ -67,7 +84,7 @@ def main() -> None:
         logging.getLogger(name).addFilter(HideSeatCookies())
     logging.getLogger("uvicorn.error").addFilter(QuietBadFrames())
     app = create_app(settings, settle_gc=settings.collector_tuning)
-    uvicorn.run(app, **uvicorn_options(settings))
+    Server(app, uvicorn.Config(app, **uvicorn_options(settings))).run()
 
 
 if __name__ == "__main__":

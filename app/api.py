@@ -53,10 +53,10 @@ async def create_room(body: CreateRoom, request: Request) -> SeatGranted:
 
 @router.post("/api/rooms/{room_id}/join")
 async def join_room(room_id: str, request: Request) -> SeatGranted:
-    room = _rooms(request).get(room_id)
+    room = await _rooms(request).find(room_id)
     if room is None:
         raise HTTPException(404, "No such table (it may have expired).")
-    claimed = room.claim_free_seat()
+    claimed = await room.claim_free_seat()
     if claimed is None:
         raise HTTPException(409, "This table is full.")
     seat, token = claimed

@@ -21,6 +21,7 @@ from app.rooms import Clock, Policy, RoomRegistry, SeedSource, random_seed
 from app.runtime import LoopMonitor, collect_on_a_clock, settle_collector
 from app.security import ClientLimits, Guard
 from app.settings import Settings
+from app.store import RoomStore, make_store
 
 log = logging.getLogger("piquet")
 
@@ -43,11 +44,14 @@ def create_app(
     new_seed: SeedSource = random_seed,
     policy: Policy | None = None,
     settle_gc: bool = False,
+    store: RoomStore | None = None,
 ) -> FastAPI:
     """The app. `clock` drives idle expiry, `new_seed` the partie seeds and `policy`
     the computer seat (default: engine.computer.choose); tests replace them.
     `settle_gc`: once started, freeze what start-up made and set the collector's
-    thresholds (app/runtime.py); `python -m app` does, the tests' processes do not."""
+    thresholds (app/runtime.py); `python -m app` does, the tests' processes do not.
+    `store`: where rooms are kept beyond memory (default: Redis if PIQUET_REDIS_URL is
+    set)."""
     settings = settings or Settings()
     # Worker processes for the computer's thinking, made when the first good or strong
     # table is ("spawn": nothing of the server's threads or sockets is inherited).
@@ -55,6 +59,11 @@ def create_app(
         return ProcessPoolExecutor(
             settings.computer_workers, mp_context=multiprocessing.get_context("spawn"))
 
+    if store is None:
+        # The store's copy outlives the room's idle time by two sweeps: the owner renews
+        # it at every sweep, and deletes it when the room closes.
+        store = make_store(settings.redis_url,
+                           ttl_seconds=settings.room_idle_seconds + 2 * settings.sweep_interval)
     rooms = RoomRegistry(
         max_rooms=settings.max_rooms,
         idle_seconds=settings.room_idle_seconds,
@@ -69,6 +78,7 @@ def create_app(
         workers=workers if settings.computer_workers else None,
         worker_count=settings.computer_workers,
         computer_pace=settings.computer_pace,
+        store=store,
     )
 
     monitor = LoopMonitor()

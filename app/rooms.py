@@ -25,6 +25,7 @@ import orjson
 import engine
 from app.connection import Connection
 from app.protocol import (
+    CLOSE_GOING_AWAY,
     CLOSE_REPLACED,
     CLOSE_ROOM_EXPIRED,
     ActionMessage,
@@ -38,6 +39,7 @@ from app.protocol import (
     PresenceMessage,
 )
 from app.security import RateLimit
+from app.store import RoomStore, StoredRoom, StoreError, VersionConflict, hash_token
 
 log = logging.getLogger("piquet.rooms")
 
@@ -77,7 +79,9 @@ class RoomsFullError(RuntimeError):
 
 @dataclass(slots=True)
 class Seat:
-    token: str | None  # None: nobody has taken this seat (a friend's, or the computer's)
+    # The seat token's SHA-256 (app/store.py: never kept in the clear, here or in the
+    # store); None: nobody has taken this seat (a friend's, or the computer's).
+    token_hash: str | None
     connections: list[Connection] = field(default_factory=list)
     # The latest ids, oldest first (a deque: ~60 B an id, against ~130 in an OrderedDict;
     # looking through 32 is as quick as a dict lookup).
@@ -109,7 +113,8 @@ class Room:
     __slots__ = ("__weakref__", "changed_at", "clock", "closed", "computer", "computer_pace",
                  "computer_setup", "last_activity", "level", "listeners", "lock", "match",
                  "max_connections_per_seat", "new_seed", "opponent", "rematch", "room_id",
-                 "seats", "state", "trim", "used", "version", "watchers", "workers")
+                 "seats", "state", "store", "trim", "used", "version", "watchers",
+                 "workers")
 
     def __init__(
         self,
@@ -127,6 +132,8 @@ class Room:
         level: Level = "basic",
         workers: Callable[[], Executor | None] | None = None,
         computer_pace: float = 0.0,
+        maker_token_hash: str | None = None,
+        store: RoomStore | None = None,
     ) -> None:
         self.room_id = room_id
         self.level: Level | None = level if opponent == "computer" else None
@@ -143,7 +150,9 @@ class Room:
         self.trim: asyncio.TimerHandle | None = None
         self.version = 1
         self.match = 1  # counts new matches, so each socket knows when its log restarts
-        self.seats = (Seat(new_token()), Seat(None))
+        self.seats = (Seat(maker_token_hash or hash_token(new_token())), Seat(None))
+        # Where every change is written before anyone is told (None: memory only).
+        self.store = store
         self.last_activity = clock()
         # A person has acted here, or a friend has taken the other seat. A room never used
         # expires sooner, and gives way first when every table is taken (issue 15).
@@ -174,28 +183,41 @@ class Room:
         """The seat this token holds here, compared in constant time."""
         if not token:
             return None
+        digest = hash_token(token).encode()
         found = None
         for number, seat in enumerate(self.seats):
             # Compare with both seats whatever happens, so the time says nothing.
-            if seat.token is not None and secrets.compare_digest(
-                seat.token.encode(), token.encode()
+            if seat.token_hash is not None and secrets.compare_digest(
+                seat.token_hash.encode(), digest
             ):
                 found = number
         return found
 
     def has_free_seat(self) -> bool:
-        return self.opponent == "friend" and self.seats[1].token is None
+        return self.opponent == "friend" and self.seats[1].token_hash is None
 
-    def claim_free_seat(self) -> tuple[int, str] | None:
-        """A friend's first visit takes seat 1; None when the table is full. The cut is
-        made now, with both seated (the one made with the room was only a placeholder)."""
+    async def claim_free_seat(self) -> tuple[int, str] | None:
+        """A friend's first visit takes seat 1; None when the table is full (here, or
+        in the store: another process may have given it away). The cut is made now, with
+        both seated (the one made with the room was only a placeholder)."""
         if not self.has_free_seat():
             return None
         token = new_token()
-        self.seats[1].token = token
+        digest = hash_token(token)
+        if self.store is not None and not await self.store.claim_seat(self.room_id, 1, digest):
+            return None
+        if self.seats[1].token_hash is not None:  # taken here while the store answered
+            return None
+        self.seats[1].token_hash = digest
         self.used = True
         self.touch()
-        self._fresh_partie()
+        async with self.lock:
+            try:
+                await self._fresh_partie()
+            except VersionConflict:
+                await self.let_go()  # another process has the room: the page reconnects
+            except StoreError as exc:  # the seat is taken; the room's first cut stands
+                log.error("store failed room=%s new partie on join: %s", self.room_id, exc)
         self.broadcast_presence()
         return 1, token
 
@@ -213,7 +235,7 @@ class Room:
                 other = "Computer" if computer else ("Host", "Guest")[number]
             out.append({
                 "name": "You" if number == viewer else other,
-                "joined": computer or seat.token is not None,
+                "joined": computer or seat.token_hash is not None,
                 "connected": computer or bool(seat.connections),
             })
         return out
@@ -371,12 +393,21 @@ class Room:
                     f"Made on version {msg.version}; the table is at version {self.version}.",
                 )
                 return
-            if isinstance(msg, NewMatchMessage):
-                changed = self._new_match(conn)
-            elif isinstance(msg, ComputerSeatMessage):
-                changed = self._give_seat_to_computer(conn, msg.level)
-            else:
-                changed = self._apply_action(conn, msg.action)
+            try:
+                if isinstance(msg, NewMatchMessage):
+                    changed = await self._new_match(conn)
+                elif isinstance(msg, ComputerSeatMessage):
+                    changed = await self._give_seat_to_computer(conn, msg.level)
+                else:
+                    changed = await self._apply_action(conn, msg.action)
+            except VersionConflict:
+                changed = False
+                await self.let_go()
+            except StoreError as exc:
+                changed = False
+                log.error("store failed room=%s seat=%d: %s", self.room_id, conn.seat, exc)
+                self.refuse(conn, "internal",
+                            "The table could not be saved just now; nothing changed.")
         # Out of the lock (the write may wait on a slow socket: only this seat's own), and
         # with no wait since the change, so the state written is the one just made.
         if changed:
@@ -385,7 +416,7 @@ class Room:
         if self.computer is not None:
             self.computer.poke()
 
-    def _apply_action(self, conn: Connection, action: dict[str, Any]) -> bool:
+    async def _apply_action(self, conn: Connection, action: dict[str, Any]) -> bool:
         try:
             state = engine.apply(self.state, conn.seat, action)
         except engine.MalformedActionError as exc:
@@ -398,11 +429,12 @@ class Room:
             log.exception("engine failed room=%s seat=%d", self.room_id, conn.seat)
             self.refuse(conn, "internal", "The server failed on that action; nothing changed.")
         else:
+            await self.save(action=(conn.seat, action))
             self.change(state, skip=conn)
             return True
         return False
 
-    def _new_match(self, conn: Connection) -> bool:
+    async def _new_match(self, conn: Connection) -> bool:
         if not self.can_new_match():
             self.refuse(
                 conn,
@@ -411,12 +443,12 @@ class Room:
             )
             return False
         if self.opponent == "friend":
-            return self._ask_rematch(conn)
-        self._fresh_partie(skip=conn)
+            return await self._ask_rematch(conn)
+        await self._fresh_partie(skip=conn)
         log.info("new match room=%s seat=%d", self.room_id, conn.seat)
         return True
 
-    def _ask_rematch(self, conn: Connection) -> bool:
+    async def _ask_rematch(self, conn: Connection) -> bool:
         """A friend's table after the partie: "Play again" by both starts a new partie,
         the other seat dealing first this time; the first press is a change both see."""
         if conn.seat in self.rematch:
@@ -427,14 +459,14 @@ class Room:
             self.change(self.state, skip=conn)
             return True
         last = self.state.first_dealer
-        self._fresh_partie(first_dealer=None if last is None else 1 - last, skip=conn)
+        await self._fresh_partie(first_dealer=None if last is None else 1 - last, skip=conn)
         log.info("rematch room=%s", self.room_id)
         return True
 
-    def _give_seat_to_computer(self, conn: Connection, level: ComputerLevel) -> bool:
+    async def _give_seat_to_computer(self, conn: Connection, level: ComputerLevel) -> bool:
         """A friend who never came: the maker gives the free seat to the computer, and the
         partie starts afresh (a new cut) against it. The link then finds a full table."""
-        if self.opponent != "friend" or self.seats[1].token is not None or conn.seat != 0:
+        if self.opponent != "friend" or self.seats[1].token_hash is not None or conn.seat != 0:
             self.refuse(conn, "not_allowed",
                         "Only the table's maker may give the free seat to the computer, "
                         "while nobody has taken it.")
@@ -442,23 +474,44 @@ class Room:
         self.opponent = "computer"
         self.level = level
         self.computer = self._computer_seat(level)
-        self._fresh_partie(skip=conn)
+        await self._fresh_partie(skip=conn)
         self.broadcast_presence()
         log.info("computer seat room=%s level=%s", self.room_id, level)
         return True
 
-    def _fresh_partie(
+    async def _fresh_partie(
         self, *, first_dealer: int | None = None, skip: Connection | None = None
     ) -> None:
-        """A new partie in this room (a new match: every socket's log starts again)."""
+        """A new partie in this room (a new match: every socket's log starts again),
+        stored first (the caller holds the lock)."""
+        state = engine.new_partie(seed=self.new_seed(), first_dealer=first_dealer)
+        await self.save(new_match_seed=state.seed)
         self.match += 1
         self.rematch.clear()
-        self.change(engine.new_partie(seed=self.new_seed(), first_dealer=first_dealer),
-                    skip=skip)
+        self.change(state, skip=skip)
+
+    async def save(
+        self,
+        *,
+        action: tuple[int, dict[str, Any]] | None = None,
+        new_match_seed: int | None = None,
+    ) -> None:
+        """With a store, write the coming change there (the caller holds the lock, and
+        calls `change` next): a (seat, action) applied, or a new match from a seed. So
+        every change is stored before any socket is told. StoreError: it was not
+        written, and the caller must change nothing (VersionConflict: `let_go`)."""
+        if self.store is None:
+            return
+        if new_match_seed is not None:
+            await self.store.new_match(self.room_id, self.version + 1, self.match + 1,
+                                       new_match_seed)
+        else:
+            assert action is not None, "a change is an action or a new match"
+            await self.store.append(self.room_id, self.version + 1, *action)
 
     def change(self, state: engine.State, *, skip: Connection | None = None) -> None:
-        """Install a new state (the caller holds the lock): one version up, and every
-        socket owed its new state, but `skip`, which the caller writes itself."""
+        """Install a new state (the caller holds the lock, and has `save`d it): one version
+        up, and every socket owed its new state, but `skip`, which the caller writes."""
         self.state = state
         self.version += 1
         self.touch()
@@ -501,6 +554,18 @@ class Room:
         for conn in self.connections():
             conn.close(code, reason)
 
+    async def let_go(self) -> None:
+        """The store refused a write: another process has changed this room since, so
+        it is no longer ours. Close it here; its sockets reconnect (1012) and reach the
+        owner, or load it afresh. The registry forgets a closed room (`find`)."""
+        log.warning("room moved room=%s version=%d: letting go", self.room_id, self.version)
+        await self.close(CLOSE_GOING_AWAY, "This table moved to another server; reconnect.")
+
+    def stored(self) -> StoredRoom:
+        """This room as a new entry for the store (its actions so far: none)."""
+        return StoredRoom(self.room_id, {"opponent": self.opponent}, self.state.seed,
+                          self.match, self.version, [s.token_hash for s in self.seats])
+
 
 class ComputerSeat:
     """Plays seat 1 at a computer table from that seat's view only (DESIGN.md).
@@ -539,6 +604,7 @@ class ComputerSeat:
         self._task: asyncio.Task[None] | None = None
         # What waits out `pace`: tests replace it to see the wait asked for, or to hold it.
         self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+        self._letting_go: asyncio.Task[None] | None = None
         # `see` requests already made, so a view that keeps offering one cannot loop us.
         self._asked: set[tuple[int, int, Any]] = set()
 
@@ -665,6 +731,16 @@ class ComputerSeat:
                     return
                 if new is None:
                     return
+                try:
+                    await room.save(action=(COMPUTER_SEAT, action))
+                except VersionConflict:
+                    # let_go stops this task: from a task of its own, once this one is done.
+                    self._letting_go = asyncio.create_task(room.let_go())
+                    return
+                except StoreError as exc:
+                    # Nothing changed; the person's next message pokes the computer again.
+                    log.error("store failed room=%s computer: %s", room.room_id, exc)
+                    return
                 room.change(new)
 
 
@@ -693,6 +769,7 @@ class RoomRegistry:
         workers: Callable[[], Executor] | None = None,
         worker_count: int = 1,
         computer_pace: float = 0.0,
+        store: RoomStore | None = None,
     ) -> None:
         self.max_rooms = max_rooms
         # Where the good and strong levels think (None: in the loop), made with the first
@@ -714,6 +791,11 @@ class RoomRegistry:
         # Called with a room when it is made and after every change (tests; later, a store).
         self.listeners: list[ChangeListener] = []
         self.rooms: dict[str, Room] = {}
+        # Rooms are written there before anyone is told, and loaded from there on first
+        # use (app/store.py); None: memory only.
+        self.store = store
+        self._loading: dict[str, asyncio.Future[Room | None]] = {}
+        self.stopping = False  # SIGTERM: no more actions (app/__main__.py)
 
     def executor(self) -> Executor | None:
         """The worker pool, made (and its workers started, so that no decision waits on
@@ -735,7 +817,74 @@ class RoomRegistry:
         return len(self.rooms)
 
     def get(self, room_id: str) -> Room | None:
+        """The room if it is in this process's memory (tests; `find` for requests)."""
         return self.rooms.get(room_id)
+
+    async def find(self, room_id: str) -> Room | None:
+        """The room: from memory, or else from the store (then kept in memory)."""
+        room = self.rooms.get(room_id)
+        if room is not None and not room.closed:
+            return room
+        if room is not None:  # let go of (another process wrote it): load it afresh
+            del self.rooms[room_id]
+        if self.store is None or self.stopping:
+            return None
+        loading = self._loading.get(room_id)
+        if loading is not None:  # two sockets of a room at once: one load
+            return await asyncio.shield(loading)
+        loading = self._loading[room_id] = asyncio.get_running_loop().create_future()
+        try:
+            room = await self._load(room_id)
+            loading.set_result(room)
+        except BaseException as exc:
+            loading.set_exception(exc)
+            loading.exception()  # retrieved: a waiter, if any, gets it too
+            raise
+        finally:
+            del self._loading[room_id]
+        return room
+
+    async def _load(self, room_id: str) -> Room | None:
+        assert self.store is not None
+        stored = await self.store.load(room_id)
+        if stored is None:
+            return None
+        opponent = stored.options["opponent"]
+        room = self._new_room(room_id, opponent, stored.seat_hashes[0],
+                              stored.options.get("level", "basic"))
+        room.seats[1].token_hash = stored.seat_hashes[1]
+        try:
+            room.state = engine.replay(stored.seed, stored.actions)
+        except Exception:
+            log.exception("room %s: its actions do not replay", room_id)
+            return None
+        room.match, room.version = stored.match, stored.version
+        self.rooms[room_id] = room
+        log.info("room loaded room=%s version=%d actions=%d from=%s rooms=%d", room_id,
+                 room.version, len(stored.actions), stored.owner or "?", len(self.rooms))
+        if room.computer is not None:
+            room.computer.poke()  # it resumes where it stopped
+        return room
+
+    def _new_room(self, room_id: str, opponent: Opponent, maker_token_hash: str | None,
+                  level: Level = "basic") -> Room:
+        return Room(
+            room_id,
+            opponent,
+            clock=self.clock,
+            new_seed=self.new_seed,
+            policy=self.policy,
+            computer_delay=self.computer_delay,
+            computer_exchange_delay=self.computer_exchange_delay,
+            computer_lead_delay=self.computer_lead_delay,
+            max_connections_per_seat=self.max_connections_per_seat,
+            listeners=self.listeners,
+            level=level,
+            workers=self.executor,
+            computer_pace=self.computer_pace,
+            maker_token_hash=maker_token_hash,
+            store=self.store,
+        )
 
     async def create(self, opponent: Opponent, level: Level = "basic") -> tuple[Room, str]:
         """A new room; returns it and seat 0's token. An unknown `level` is a ValueError."""
@@ -751,21 +900,10 @@ class RoomRegistry:
         room_id = new_room_id()
         while room_id in self.rooms:
             room_id = new_room_id()
-        room = Room(
-            room_id,
-            opponent,
-            clock=self.clock,
-            new_seed=self.new_seed,
-            policy=self.policy,
-            computer_delay=self.computer_delay,
-            computer_exchange_delay=self.computer_exchange_delay,
-            computer_lead_delay=self.computer_lead_delay,
-            max_connections_per_seat=self.max_connections_per_seat,
-            listeners=self.listeners,
-            level=level,
-            workers=self.executor,
-            computer_pace=self.computer_pace,
-        )
+        token = new_token()
+        room = self._new_room(room_id, opponent, hash_token(token), level)
+        if self.store is not None:
+            await self.store.create(room.stored())  # StoreError: no room made
         self.rooms[room_id] = room
         for listener in self.listeners:
             listener(room)
@@ -773,8 +911,6 @@ class RoomRegistry:
                  room.level, len(self.rooms))
         if room.computer is not None:
             room.computer.poke()  # it may have won the cut
-        token = room.seats[0].token
-        assert token is not None
         return room, token
 
     async def _make_way(self) -> None:
@@ -803,8 +939,24 @@ class RoomRegistry:
         idle = [r for r in self.rooms.values() if self._expired(r, now)]
         for room in idle:
             del self.rooms[room.room_id]
+            let_go = room.closed
             await room.close(CLOSE_ROOM_EXPIRED, "This table has expired.")
             log.info("room expired room=%s rooms=%d", room.room_id, len(self.rooms))
+            if self.store is not None and not let_go:
+                # Nothing is kept once a room closes (only if this process still owns it).
+                try:
+                    await self.store.delete(room.room_id, room.version)
+                except StoreError as exc:
+                    log.error("store failed to delete room=%s: %s", room.room_id, exc)
+        for room_id in [r.room_id for r in self.rooms.values() if r.closed]:
+            del self.rooms[room_id]
+        if self.store is not None and self.rooms:
+            # The store's copies live while their rooms do: a room kept in memory with no
+            # change for a while (people reading, thinking) must not expire there.
+            try:
+                await self.store.keep_alive(list(self.rooms))
+            except StoreError as exc:
+                log.error("store failed to keep rooms alive: %s", exc)
         return len(idle)
 
     async def sweep_forever(self, interval: float) -> None:
@@ -815,7 +967,19 @@ class RoomRegistry:
             except Exception:
                 log.exception("sweep failed")
 
+    def stop_taking_actions(self) -> None:
+        """SIGTERM: from now on no action is applied and the computer seats stop (every
+        change made so far is in the store already); the sockets are closed next."""
+        self.stopping = True
+        for room in self.rooms.values():
+            room.closed = True
+
     async def close_all(self, code: int, reason: str) -> None:
+        """Shutdown: every room closed, every socket told (a store holds every change
+        already: there is nothing left to write)."""
+        self.stopping = True
         for room in list(self.rooms.values()):
             await room.close(code, reason)
         self.rooms.clear()
+        if self.store is not None:
+            await self.store.close()

@@ -23,6 +23,7 @@ from app.protocol import (
     CLIENT_TYPES,
     CLOSE_BAD_TOKEN,
     CLOSE_FOREIGN_ORIGIN,
+    CLOSE_GOING_AWAY,
     CLOSE_POLICY,
     CLOSE_UNKNOWN_ROOM,
     ActionMessage,
@@ -36,6 +37,7 @@ from app.protocol import (
 from app.rooms import WATCHER, Room, RoomRegistry
 from app.security import RateLimit, origin_allowed
 from app.settings import Settings
+from app.store import StoreError
 
 log = logging.getLogger("piquet.ws")
 
@@ -52,14 +54,20 @@ class Refusal:
     reason: str
 
 
-def _handshake(websocket: WebSocket, room_id: str) -> tuple[Room, int] | Refusal:
+async def _handshake(websocket: WebSocket, room_id: str) -> tuple[Room, int] | Refusal:
     """The room and seat this socket may use (WATCHER for `?watch=1`), or why not."""
     settings: Settings = websocket.app.state.settings
     rooms: RoomRegistry = websocket.app.state.rooms
     headers = websocket.headers
     if not origin_allowed(headers.get("origin"), headers.get("host"), settings.allowed_origins):
         return Refusal(CLOSE_FOREIGN_ORIGIN, "This page's origin may not connect.")
-    room = rooms.get(room_id)
+    if rooms.stopping:  # SIGTERM: the page is to come back at once, to whoever owns it then
+        return Refusal(CLOSE_GOING_AWAY, "The server is restarting.")
+    try:
+        room = await rooms.find(room_id)
+    except StoreError:
+        log.exception("store failed loading room=%s", room_id)
+        return Refusal(CLOSE_GOING_AWAY, "The table could not be loaded just now.")
     if room is None:
         return Refusal(CLOSE_UNKNOWN_ROOM, "No such table (it may have expired).")
     if websocket.query_params.get("watch"):
@@ -81,7 +89,7 @@ async def table_socket(websocket: WebSocket) -> None:
     # HTTP 403, while a close frame carries a code and a reason the page can show.
     # (Checking after the await also means the room cannot expire in between.)
     await websocket.accept()
-    checked = _handshake(websocket, room_id)
+    checked = await _handshake(websocket, room_id)
     if isinstance(checked, Refusal):
         log.info("refused connection room=%s peer=%s code=%d: %s",
                  room_id, peer, checked.code, checked.reason)

@@ -120,7 +120,7 @@ def test_a_socket_too_slow_to_read_is_dropped_and_delays_nobody() -> None:
     async def scenario() -> None:
         room = Room("r", "friend", clock=time.monotonic, new_seed=lambda: 1, policy=None,
                     computer_delay=0, max_connections_per_seat=4, listeners=[])
-        room.seats[1].token = "friend"
+        room.seats[1].token_hash = "friend"
         stalled_ws, reading_ws = StalledSocket(), ReadingSocket()
         stalled = Connection(stalled_ws, "r", 0, queue_size=4, ping_interval=3600)  # type: ignore[arg-type]
         reading = Connection(reading_ws, "r", 1, queue_size=4, ping_interval=3600)  # type: ignore[arg-type]
@@ -237,7 +237,7 @@ def test_a_socket_that_fell_behind_gets_the_newest_state_with_every_log_line() -
     async def scenario() -> None:
         room = Room("r", "friend", clock=time.monotonic, new_seed=lambda: 7, policy=None,
                     computer_delay=0, max_connections_per_seat=4, listeners=[])
-        room.seats[1].token = "friend"
+        room.seats[1].token_hash = "friend"
 
         def play() -> None:
             seat = room.state.to_move
