@@ -1,0 +1,387 @@
+"""The store for rooms (app/store.py) against a real redis-server started here: what is
+kept, one writer per room, tokens never in the clear, expiry, a room of the previous
+schema, and a room loaded by a process that never saw it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tablekit import (
+    FakeClock,
+    SeatSocket,
+    TestClient,
+    first_legal,
+    join,
+    make_client,
+    new_room,
+    pick,
+    play_friend_partie,
+    room_of,
+)
+
+import engine
+from app.rooms import RoomRegistry
+from app.store import (
+    MemoryStore,
+    RedisStore,
+    RoomStore,
+    StoredRoom,
+    VersionConflict,
+    actions_key,
+    hash_token,
+    room_key,
+)
+from tests.cluster import Redis
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture(scope="module")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Redis]:
+    server = Redis(tmp_path_factory.mktemp("redis")).start()
+    yield server
+    server.stop()
+
+
+def redis_store(redis_server: Redis, owner: str = "test", ttl: float = 600) -> RedisStore:
+    return RedisStore(redis_server.url, ttl_seconds=ttl, owner=owner)
+
+
+def a_room(room_id: str = "room-a") -> StoredRoom:
+    return StoredRoom(room_id, {"opponent": "friend"}, seed=7, match=1, version=1,
+                      seat_hashes=[hash_token("maker"), None])
+
+
+@pytest.fixture(params=["memory", "redis"])
+def store(request: pytest.FixtureRequest) -> RoomStore:
+    if request.param == "memory":
+        return MemoryStore()
+    server: Redis = request.getfixturevalue("redis_server")
+    server.client().flushall()
+    return redis_store(server)
+
+
+class Stop(Exception):
+    pass
+
+
+def stop_at(steps: int) -> Any:
+    def between(step: int) -> None:
+        if step == steps:
+            raise Stop
+
+    return between
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+# --- the store's contract, in memory and in Redis ------------------------------------------
+
+
+def test_a_room_is_kept_as_its_seed_actions_version_seats_and_options(store: RoomStore) -> None:
+    async def scenario() -> None:
+        await store.create(a_room())
+        await store.append("room-a", 2, 0, {"type": "choose_dealer", "deal": True,
+                                            "label": "I'll deal"})
+        await store.append("room-a", 3, 1, {"type": "discard", "cards": ["7H"]})
+        assert await store.claim_seat("room-a", 1, hash_token("friend"))
+        loaded = await store.load("room-a")
+        assert loaded is not None
+        assert (loaded.seed, loaded.match, loaded.version) == (7, 1, 3)
+        assert loaded.options == {"opponent": "friend"}
+        assert loaded.seat_hashes == [hash_token("maker"), hash_token("friend")]
+        # In order, and without the label (words are not the rules).
+        assert loaded.actions == [(0, {"type": "choose_dealer", "deal": True}),
+                                  (1, {"type": "discard", "cards": ["7H"]})]
+        assert await store.load("no-such-room") is None
+        await store.close()
+
+    run(scenario())
+
+
+def test_a_write_not_one_above_the_stored_version_is_refused(store: RoomStore) -> None:
+    async def scenario() -> None:
+        await store.create(a_room())
+        await store.append("room-a", 2, 0, {"type": "pass"})
+        for version in (2, 1, 4):  # the same version twice, an old one, one skipped
+            with pytest.raises(VersionConflict):
+                await store.append("room-a", version, 1, {"type": "pass"})
+            with pytest.raises(VersionConflict):
+                await store.new_match("room-a", version, 2, 99)
+        with pytest.raises(VersionConflict):
+            await store.append("gone", 2, 0, {"type": "pass"})
+        with pytest.raises(VersionConflict):
+            await store.create(a_room())  # a room id is never made twice
+        loaded = await store.load("room-a")
+        assert loaded is not None and loaded.version == 2 and len(loaded.actions) == 1
+        await store.close()
+
+    run(scenario())
+
+
+def test_a_new_match_keeps_only_its_seed(store: RoomStore) -> None:
+    async def scenario() -> None:
+        await store.create(a_room())
+        await store.append("room-a", 2, 0, {"type": "pass"})
+        await store.new_match("room-a", 3, 2, 12345)
+        loaded = await store.load("room-a")
+        assert loaded is not None
+        assert (loaded.seed, loaded.match, loaded.version, loaded.actions) == (12345, 2, 3, [])
+        await store.close()
+
+    run(scenario())
+
+
+def test_a_free_seat_is_given_once(store: RoomStore) -> None:
+    async def scenario() -> None:
+        await store.create(a_room())
+        first, second = await asyncio.gather(
+            store.claim_seat("room-a", 1, hash_token("one")),
+            store.claim_seat("room-a", 1, hash_token("two")))
+        assert sorted([first, second]) == [False, True]
+        assert not await store.claim_seat("no-such-room", 1, hash_token("x"))
+        await store.close()
+
+    run(scenario())
+
+
+def test_a_closed_room_is_deleted_only_at_the_version_it_closed(store: RoomStore) -> None:
+    async def scenario() -> None:
+        room = a_room()
+        room.owner = getattr(store, "owner", "")
+        await store.create(room)
+        await store.append("room-a", 2, 0, {"type": "pass"})
+        await store.delete("room-a", 1)  # someone wrote since: not ours to delete
+        assert await store.load("room-a") is not None
+        await store.delete("room-a", 2)
+        assert await store.load("room-a") is None
+        await store.close()
+
+    run(scenario())
+
+
+# --- one writer per room ----------------------------------------------------------------
+
+
+def test_two_writers_racing_never_both_write_a_version(redis_server: Redis) -> None:
+    """Two processes' stores write the same room at once: for each version both send
+    their write before either hears back (in a random order). Exactly one is stored each
+    time, and the list holds exactly one action per version, the winner's."""
+    redis_server.client().flushall()
+    order = random.Random(6)
+
+    async def scenario() -> None:
+        one, two = redis_store(redis_server, "one"), redis_store(redis_server, "two")
+        await one.create(a_room())
+        won: dict[str, list[int]] = {"one": [], "two": []}
+
+        async def write(store: RedisStore, version: int) -> None:
+            try:
+                await store.append("room-a", version, 0, {"type": "play", "card": store.owner})
+            except VersionConflict:
+                return
+            won[store.owner].append(version)
+
+        for version in range(2, 202):
+            pair = [one, two]
+            order.shuffle(pair)
+            await asyncio.gather(*(write(store, version) for store in pair))
+        assert sorted(won["one"] + won["two"]) == list(range(2, 202))
+        assert won["one"] and won["two"], "one writer always won: no race was tested"
+        loaded = await one.load("room-a")
+        assert loaded is not None and loaded.version == 201
+        by_version = {v: name for name in won for v in won[name]}
+        assert [a["card"] for _, a in loaded.actions] == [by_version[v] for v in range(2, 202)]
+        await one.close()
+        await two.close()
+
+    run(scenario())
+
+
+def two_apps(templates_dir: Path, redis_server: Redis, **kw: Any) -> tuple[
+        Iterator[TestClient], Iterator[TestClient]]:
+    seeds = random.Random(5)
+    return (make_client(templates_dir, redis_url=redis_server.url, policy=first_legal,
+                        new_seed=lambda: seeds.getrandbits(64), **kw),
+            make_client(templates_dir, redis_url=redis_server.url, policy=first_legal, **kw))
+
+
+def test_a_process_holding_an_old_copy_cannot_apply_an_action(
+    templates_dir: Path, redis_server: Redis
+) -> None:
+    """Routes change while a room is open: process B loads the room, then A (which made
+    it) applies an action. A seat still on B acts on the version B knows: the store
+    refuses it, B lets go of the room (close 1012, "reconnect"), and the action is
+    never applied; the seat reconnects and finds A's change."""
+    redis_server.client().flushall()
+    gen_a, gen_b = two_apps(templates_dir, redis_server)
+    a, b = next(gen_a), next(gen_b)
+    try:
+        made = new_room(a, "friend")
+        room_id, token = made["room_id"], made["token"]
+        other = join(b, room_id)["token"]  # B loads the room to give the seat
+        on_b = SeatSocket(b, room_id, token)
+        first = on_b.connect()
+        on_a = SeatSocket(a, room_id, token)
+        on_a.connect()
+        mover = 0 if first["view"]["to_move"] == 0 else 1
+        seat_token = token if mover == 0 else other
+        on_a_mover = SeatSocket(a, room_id, seat_token)
+        view = on_a_mover.connect()
+        action = pick(view["view"], random.Random(1))
+        on_a_mover.act(action)
+        assert on_a_mover.expect("state")["version"] == 2  # A applied and stored it
+        on_b_mover = SeatSocket(b, room_id, seat_token)
+        stale = on_b_mover.connect()
+        assert stale["version"] == 1  # B's copy is behind
+        on_b_mover.act(action, version=1)
+        code, reason = on_b_mover.expect_closed()
+        assert code == 1012 and "reconnect" in reason
+        assert on_b.expect_closed()[0] == 1012  # every socket of B's copy
+        stored = redis_server.client().lrange(actions_key(room_id), 0, -1)
+        assert len(stored) == 1  # applied once
+        again = SeatSocket(b, room_id, seat_token).connect()  # B loads it afresh
+        assert again["version"] == 2
+        assert room_of(b, room_id).version == 2
+    finally:
+        for gen in (gen_a, gen_b):
+            gen.close()
+
+
+# --- what is kept, and for how long -----------------------------------------------------
+
+
+def test_no_token_is_kept_in_the_clear(templates_dir: Path, redis_server: Redis) -> None:
+    redis_server.client().flushall()
+    gen = make_client(templates_dir, redis_url=redis_server.url, policy=first_legal)
+    client = next(gen)
+    try:
+        made = new_room(client, "friend")
+        friend = join(client, made["room_id"])["token"]
+        sock = SeatSocket(client, made["room_id"], friend)
+        sock.connect()
+        everything = b""
+        r = redis_server.client()
+        for key in r.keys("*"):
+            everything += key
+            if r.type(key) == b"hash":
+                everything += b"".join(k + v for k, v in r.hgetall(key).items())
+            else:
+                everything += b"".join(r.lrange(key, 0, -1))
+        for token in (made["token"], friend):
+            assert token.encode() not in everything
+            assert hash_token(token).encode() in everything
+        # Nor in this process's memory: the seats keep the digests.
+        room = room_of(client, made["room_id"])
+        assert [s.token_hash for s in room.seats] == [hash_token(made["token"]),
+                                                      hash_token(friend)]
+    finally:
+        gen.close()
+
+
+def test_a_room_expires_with_its_keys(templates_dir: Path, redis_server: Redis) -> None:
+    redis_server.client().flushall()
+    clock = FakeClock()
+    gen = make_client(templates_dir, redis_url=redis_server.url, policy=first_legal,
+                      clock=clock, room_idle_seconds=600, sweep_interval=30)
+    client = next(gen)
+    r = redis_server.client()
+    try:
+        made = new_room(client, "computer")
+        key = room_key(made["room_id"])
+        sock = SeatSocket(client, made["room_id"], made["token"])
+        sock.connect()
+        # Idle time plus two sweeps, renewed by every write and every sweep.
+        assert 600_000 < r.pttl(key) <= 660_000
+        sock.close()
+        rooms: RoomRegistry = client.app.state.rooms  # type: ignore[attr-defined]
+        clock.advance(601)
+        client.portal.call(rooms.sweep)  # type: ignore[union-attr]
+        assert r.exists(key, actions_key(made["room_id"])) == 0  # nothing kept
+        assert client.get(f"/r/{made['room_id']}").status_code == 404
+    finally:
+        gen.close()
+
+
+# --- loading ----------------------------------------------------------------------------
+
+
+def test_a_process_that_never_saw_a_room_serves_it_as_it_was(
+    templates_dir: Path, redis_server: Redis
+) -> None:
+    """A friend's partie played for a while on one process continues on another (a
+    restart, or a move): same seats, hands, scores, log and version."""
+    redis_server.client().flushall()
+    gen_a, gen_b = two_apps(templates_dir, redis_server)
+    a = next(gen_a)
+    rng = random.Random(3)
+    try:
+        made = new_room(a, "friend")
+        room_id = made["room_id"]
+        tokens = (made["token"], join(a, room_id)["token"])
+        seats = [SeatSocket(a, room_id, t) for t in tokens]
+        for s in seats:
+            s.connect()
+        with pytest.raises(Stop):
+            play_friend_partie(*seats, rng, between=stop_at(40))
+        before = [s.state for s in seats]
+        assert before[0]["version"] == 41
+        b = next(gen_b)
+        after = [SeatSocket(b, room_id, t).connect() for t in tokens]
+        for was, now in zip(before, after, strict=True):
+            assert now["version"] == was["version"]
+            assert now["view"]["hand"] == was["view"]["hand"]
+            assert now["view"]["scores"] == was["view"]["scores"]
+            assert now["view"]["log"] == was["view"]["log"]
+            assert now["view"]["legal"] == was["view"]["legal"]
+            assert now["room"]["seat"] == was["room"]["seat"]
+        stranger = SeatSocket(b, room_id, "not-a-seat")
+        stranger.open()
+        assert stranger.expect_closed()[0] == 4401
+    finally:
+        gen_a.close()
+        gen_b.close()
+
+
+def test_a_room_stored_by_the_previous_schema_loads(
+    templates_dir: Path, redis_server: Redis
+) -> None:
+    """tests/app/fixtures/room-schema1.json: a room as schema 1 kept it (the opponent in
+    a field of its own, no options), mid-deal. It loads, and plays on."""
+    r = redis_server.client()
+    r.flushall()
+    fixture = json.loads((FIXTURES / "room-schema1.json").read_text())
+    room_id = fixture["room_id"]
+    r.hset(room_key(room_id), mapping=fixture["fields"])
+    r.rpush(actions_key(room_id), *fixture["actions"])
+    expected = engine.replay(int(fixture["fields"]["seed"]),
+                             [json.loads(a) for a in fixture["actions"]])
+    gen = make_client(templates_dir, redis_url=redis_server.url, policy=first_legal)
+    client = next(gen)
+    try:
+        sock = SeatSocket(client, room_id, fixture["tokens"][0])
+        state = sock.connect()
+        assert state["version"] == int(fixture["fields"]["version"])
+        assert state["room"]["opponent"] == "friend"
+        assert state["view"]["hand"] == engine.view(expected, 0)["hand"]
+        assert state["view"]["step"] == engine.view(expected, 0)["step"]
+        other = SeatSocket(client, room_id, fixture["tokens"][1]).connect()
+        mover = sock if state["view"]["to_move"] == 0 else None
+        assert mover is not None or other["view"]["to_move"] == 1
+        # It plays on (its next write appends to its action list like any other).
+        seat = sock if mover is not None else SeatSocket(client, room_id, fixture["tokens"][1])
+        if seat.ws is None:
+            seat.connect()
+        seat.act(pick(seat.view, random.Random(0), allow_see=False))
+        assert seat.expect("state")["version"] == state["version"] + 1
+        assert r.llen(actions_key(room_id)) == len(fixture["actions"]) + 1
+    finally:
+        gen.close()

@@ -1,0 +1,174 @@
+"""The real parts of a deployment of several processes, started by the tests and the
+benchmarks on free loopback ports: Debian's `redis-server`, Debian's `nginx` running
+`deploy/nginx.conf` (only its `server` lines, its port and its file paths changed), and
+app processes (`python -m app`) sharing the Redis. `make test` installs both programs
+(`make service-deps`)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from app.settings import ROOT
+from tests.serverproc import HOST, ServerDidNotStart, free_port, stop, wait_until_healthy
+
+NGINX_CONF = ROOT / "deploy" / "nginx.conf"
+
+
+def program(name: str) -> str:
+    found = shutil.which(name) or shutil.which(name, path="/usr/sbin:/usr/bin")
+    if found is None:
+        raise RuntimeError(f"{name} is not installed: run `make service-deps` (or `make test`)")
+    return found
+
+
+class Redis:
+    """redis-server on a free port: in memory only (no dump, no append-only file)."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
+        self.port = free_port()
+        self.url = f"redis://{HOST}:{self.port}/0"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> Redis:
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        log = (self.workdir / "redis.log").open("ab")
+        self.proc = subprocess.Popen(
+            [program("redis-server"), "--port", str(self.port), "--bind", HOST,
+             "--save", "", "--appendonly", "no", "--dir", str(self.workdir)],
+            stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                if self.client().ping():
+                    return self
+            except Exception:
+                pass
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                stop(self.proc)
+                raise ServerDidNotStart(f"redis-server did not start on {self.port}")
+            time.sleep(0.05)
+
+    def client(self) -> Any:
+        import redis
+
+        return redis.Redis.from_url(self.url, socket_timeout=5)
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            stop(self.proc)
+
+
+class Nginx:
+    """nginx running deploy/nginx.conf in front of the given app ports."""
+
+    def __init__(self, workdir: Path, app_ports: list[int], *, room_rate: str | None = None,
+                 port: int | None = None) -> None:
+        self.workdir = workdir
+        self.port = port or free_port()
+        self.app_ports = app_ports
+        self.room_rate = room_rate  # e.g. "100000r/s" for benchmarks making many rooms
+        self.http = f"http://{HOST}:{self.port}"
+        self.ws = f"ws://{HOST}:{self.port}"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def config(self) -> str:
+        text = NGINX_CONF.read_text()
+        servers = "".join(f"        server {HOST}:{p} max_fails=1 fail_timeout=5s;\n"
+                          for p in self.app_ports)
+        text, n = re.subn(r"(        server app\d+:8000[^\n]*\n)+", servers, text)
+        assert n == 1, "deploy/nginx.conf: the upstream's server lines moved"
+        text, n = re.subn(r"listen 80;", f"listen {HOST}:{self.port};", text)
+        assert n == 1
+        text = text.replace("pid /tmp/nginx.pid;", f"pid {self.workdir}/nginx.pid;")
+        if os.geteuid() == 0:
+            text = "user root;\n" + text  # the workers may write the temp folders below
+        temp = "".join(f"    {kind}_temp_path {self.workdir}/{kind};\n"
+                       for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+        text = text.replace("http {\n", "http {\n" + temp, 1)
+        if self.room_rate:
+            text = re.sub(r"rate=\S+;", f"rate={self.room_rate};", text)
+        return text
+
+    def start(self) -> Nginx:
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        conf = self.workdir / "nginx.conf"
+        conf.write_text(self.config())
+        log = (self.workdir / "nginx.log").open("ab")
+        self.proc = subprocess.Popen(
+            [program("nginx"), "-p", str(self.workdir), "-c", str(conf), "-g", "daemon off;"],
+            stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                httpx.get(f"{self.http}/nginx-is-up", trust_env=False, timeout=2)
+                return self
+            except httpx.TransportError:
+                pass
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                stop(self.proc)
+                raise ServerDidNotStart(
+                    f"nginx did not start:\n{(self.workdir / 'nginx.log').read_text()}")
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            stop(self.proc)
+
+
+class App:
+    """`python -m app` on a port of its own, keeping rooms in the given Redis."""
+
+    def __init__(self, log_path: Path, redis_url: str, port: int | None = None,
+                 **env: str) -> None:
+        self.port = port or free_port()
+        self.log_path = log_path
+        self.http = f"http://{HOST}:{self.port}"
+        self.env = {
+            **os.environ,
+            "PIQUET_HOST": HOST,
+            "PIQUET_PORT": str(self.port),
+            "PIQUET_REDIS_URL": redis_url,
+            "PIQUET_COMPUTER_DELAY": "0",
+            "PIQUET_COMPUTER_EXCHANGE_DELAY": "0",
+            "PIQUET_RATE_LIMIT_PER_SECOND": "100000",
+            "PIQUET_RATE_LIMIT_BURST": "100000",
+            "PIQUET_LOG_LEVEL": "info",
+            **env,
+        }
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> App:
+        with self.log_path.open("ab") as log:
+            self.proc = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=self.env,
+                                         stdout=log, stderr=subprocess.STDOUT)
+        wait_until_healthy(self.proc, self.http, details=self.log)
+        return self
+
+    def terminate(self, timeout: float = 15) -> int:
+        """SIGTERM, as a service manager stops it for a deploy; its exit status."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGTERM)
+        return self.proc.wait(timeout=timeout)
+
+    def kill(self) -> None:
+        """kill -9: no shutdown at all."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def rooms(self) -> int:
+        return int(httpx.get(f"{self.http}/healthz", trust_env=False, timeout=5).json()["rooms"])
