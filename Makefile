@@ -5,7 +5,7 @@ export UV_PYTHON_DOWNLOADS := never
 UV := .tools/bin/uv
 PY := .venv/bin/python
 
-.PHONY: run test lint lock browser-deps bench clean
+.PHONY: run test lint lock browser-deps service-deps bench clean
 
 .tools/bin/uv:
 	python3 -m venv .tools
@@ -35,11 +35,18 @@ browser-deps:
 	  echo "installing Debian's chromium for the browser tests"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
+# Debian's redis-server and nginx for the tests of several processes behind a proxy
+# (tests/cluster.py starts them on free ports; nothing is left running).
+service-deps:
+	@command -v redis-server >/dev/null 2>&1 && { command -v nginx || test -x /usr/sbin/nginx; } >/dev/null 2>&1 || { \
+	  echo "installing Debian's redis-server and nginx for the store and proxy tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server nginx-light >/dev/null; }
+
 lint: .venv/.synced
 	.venv/bin/ruff check engine app tests
 	.venv/bin/mypy --strict engine app
 
-test: .venv/.synced browser-deps lint
+test: .venv/.synced browser-deps service-deps lint
 	$(PY) -m pytest
 
 bench: .venv/.synced

@@ -53,7 +53,7 @@ async def create_room(body: CreateRoom, request: Request) -> SeatGranted:
 
 @router.post("/api/rooms/{room_id}/join")
 async def join_room(room_id: str, request: Request) -> SeatGranted:
-    room = await _rooms(request).find(room_id)
+    room = await _rooms(request).find(room_id, arriving=True)
     if room is None:
         raise HTTPException(404, "No such table (it may have expired).")
     claimed = await room.claim_free_seat()

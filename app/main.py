@@ -92,6 +92,8 @@ def create_app(
                 collect_on_a_clock(full_every=settings.collector_full_seconds)))
         tasks.append(asyncio.create_task(rooms.sweep_forever(settings.sweep_interval)))
         tasks.append(asyncio.create_task(monitor.run(lambda: f"rooms {len(rooms)}")))
+        if rooms.store is not None:
+            tasks.append(asyncio.create_task(rooms.store.listen(rooms.hand_over)))
         try:
             yield
         finally:

@@ -118,7 +118,7 @@ async def table(request: Request, room_id: str) -> Response:
     """The table page. A GET (or HEAD) never takes a seat: a chat app fetching a preview
     of the link would take the friend's. A visitor holding no seat at a table with a free
     one gets the page in `claim` mode, and its script takes the seat with a POST."""
-    room = await _rooms(request).find(room_id)
+    room = await _rooms(request).find(room_id, arriving=True)
     if room is None:
         return _no_such_table(request)
     token = request.cookies.get(seat_cookie(room_id))
@@ -150,7 +150,7 @@ async def claim_seat(request: Request, room_id: str) -> Response:
     """The table page's script takes the free seat (a person has opened the link in a
     browser): the seat cookie, and the seat number as JSON. A browser that holds a seat
     here already keeps it. Refused from another site's page (app/security.py)."""
-    room = await _rooms(request).find(room_id)
+    room = await _rooms(request).find(room_id, arriving=True)
     if room is None:
         return JSONResponse({"detail": "No such table (it may have expired)."}, 404)
     token = request.cookies.get(seat_cookie(room_id))

@@ -820,12 +820,25 @@ class RoomRegistry:
         """The room if it is in this process's memory (tests; `find` for requests)."""
         return self.rooms.get(room_id)
 
-    async def find(self, room_id: str) -> Room | None:
-        """The room: from memory, or else from the store (then kept in memory)."""
+    async def find(self, room_id: str, *, arriving: bool = False) -> Room | None:
+        """The room: from memory, or else from the store (then kept in memory).
+
+        `arriving`: someone is coming to the room (a socket, the table page, a join).
+        With a store, a copy in memory is then checked against the stored version (one
+        round trip; a copy behind, say this process made the room and another served it
+        since, is dropped and loaded afresh), and this process becomes the owner: the
+        previous owner is told to let go (`hand_over`), so that its sockets come here."""
         room = self.rooms.get(room_id)
+        if room is not None and not room.closed and arriving and self.store is not None:
+            stored = await self.store.own(room_id)
+            if room.closed or stored == -1:
+                pass  # gone meanwhile: it expired, or was let go
+            elif stored != room.version:
+                await room.let_go()
         if room is not None and not room.closed:
             return room
-        if room is not None:  # let go of (another process wrote it): load it afresh
+        if room is not None and self.rooms.get(room_id) is room:
+            # Let go of (another process wrote it): load it afresh.
             del self.rooms[room_id]
         if self.store is None or self.stopping:
             return None
@@ -966,6 +979,13 @@ class RoomRegistry:
                 await self.sweep()
             except Exception:
                 log.exception("sweep failed")
+
+    async def hand_over(self, room_id: str) -> None:
+        """Another process has taken this room (the store says so): let go of our copy;
+        its sockets are closed with 1012, and reconnect through the proxy to the owner."""
+        room = self.rooms.pop(room_id, None)
+        if room is not None and not room.closed:
+            await room.let_go()
 
     def stop_taking_actions(self) -> None:
         """SIGTERM: from now on no action is applied and the computer seats stop (every

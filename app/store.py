@@ -20,13 +20,15 @@ lets go of the room, and its sockets reconnect to the owner (docs/protocol.md, 1
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
 import json
 import logging
 import os
 import secrets
 import socket
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -77,6 +79,9 @@ class StoredRoom:
     owner: str = ""
 
 
+HandOver = Callable[[str], Awaitable[None]]
+
+
 class RoomStore(Protocol):
     """What rooms need of a store. `version` in a write is the version it makes."""
 
@@ -89,6 +94,8 @@ class RoomStore(Protocol):
     async def new_match(self, room_id: str, version: int, match: int, seed: int) -> None: ...
     async def claim_seat(self, room_id: str, seat: int, token_hash: str) -> bool: ...
     async def load(self, room_id: str) -> StoredRoom | None: ...
+    async def own(self, room_id: str) -> int: ...
+    async def listen(self, hand_over: HandOver) -> None: ...
     async def delete(self, room_id: str, version: int) -> None: ...
     async def keep_alive(self, room_ids: Iterable[str]) -> None: ...
     async def close(self) -> None: ...
@@ -146,6 +153,13 @@ class MemoryStore:
         stored = self.rooms.get(room_id)
         return None if stored is None else _copy(stored)
 
+    async def own(self, room_id: str) -> int:
+        stored = self.rooms.get(room_id)
+        return -1 if stored is None else stored.version
+
+    async def listen(self, hand_over: HandOver) -> None:
+        await asyncio.Event().wait()  # one process: nobody hands rooms over
+
     async def delete(self, room_id: str, version: int) -> None:
         stored = self.rooms.get(room_id)
         if stored is not None and stored.version == version:
@@ -199,11 +213,31 @@ if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
 return 1
 """
 
+# The loader becomes the room's owner; the previous owner, if another process, is told
+# to let go of its copy (its sockets then reconnect, through the proxy, to the new one).
+# ARGV: this process's name, the room id.
+HAND_OVER = """
+local previous = redis.call('HGET', KEYS[1], 'owner')
+if previous and previous ~= ARGV[1] then
+  redis.call('HSET', KEYS[1], 'owner', ARGV[1])
+  redis.call('PUBLISH', 'piquet:owner:' .. previous, ARGV[2])
+end
+"""
+
 LOAD = """
 local fields = redis.call('HGETALL', KEYS[1])
 if #fields == 0 then return {fields, {}} end
-redis.call('HSET', KEYS[1], 'owner', ARGV[1])
+""" + HAND_OVER + """
 return {fields, redis.call('LRANGE', KEYS[2], 0, -1)}
+"""
+
+# A process about to serve a room from its memory: the stored version (-1: gone), so a
+# copy that is behind is dropped and loaded afresh; and it becomes the owner.
+OWN = """
+local version = redis.call('HGET', KEYS[1], 'version')
+if not version then return -1 end
+""" + HAND_OVER + """
+return tonumber(version)
 """
 
 DELETE = """
@@ -244,6 +278,7 @@ class RedisStore:
         self._save = self.redis.register_script(SAVE)
         self._claim = self.redis.register_script(CLAIM)
         self._load = self.redis.register_script(LOAD)
+        self._own = self.redis.register_script(OWN)
         self._delete = self.redis.register_script(DELETE)
 
     async def _call(self, what: str, coro: Any) -> Any:
@@ -299,7 +334,7 @@ class RedisStore:
 
     async def load(self, room_id: str) -> StoredRoom | None:
         flat, actions = await self._call("load", self._load(
-            keys=[room_key(room_id), actions_key(room_id)], args=[self.owner]))
+            keys=[room_key(room_id), actions_key(room_id)], args=[self.owner, room_id]))
         if not flat:
             return None
         fields = dict(zip(flat[::2], flat[1::2], strict=True))
@@ -309,6 +344,34 @@ class RedisStore:
         except (KeyError, ValueError) as exc:
             log.error("room %s: unreadable in the store (%r)", room_id, exc)
             return None
+
+    async def own(self, room_id: str) -> int:
+        answer = await self._call("own", self._own(keys=[room_key(room_id)],
+                                                   args=[self.owner, room_id]))
+        return int(answer)
+
+    async def listen(self, hand_over: HandOver) -> None:
+        """Until cancelled: call `hand_over(room_id)` whenever another process takes a room
+        this one owned. A missed message costs little: this process's next write to that
+        room is refused (its version is behind) and it lets go then."""
+        import redis.asyncio as aioredis
+
+        channel = f"piquet:owner:{self.owner}"
+        while True:
+            pubsub: aioredis.client.PubSub = self.redis.pubsub()
+            try:
+                await pubsub.subscribe(channel)
+                async for message in pubsub.listen():
+                    if message["type"] == "message":
+                        await hand_over(message["data"].decode())
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("hand-over channel failed (%r); listening again in 1 s", exc)
+                await asyncio.sleep(1)
+            finally:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]
 
     async def delete(self, room_id: str, version: int) -> None:
         await self._call("delete", self._delete(

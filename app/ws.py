@@ -64,7 +64,7 @@ async def _handshake(websocket: WebSocket, room_id: str) -> tuple[Room, int] | R
     if rooms.stopping:  # SIGTERM: the page is to come back at once, to whoever owns it then
         return Refusal(CLOSE_GOING_AWAY, "The server is restarting.")
     try:
-        room = await rooms.find(room_id)
+        room = await rooms.find(room_id, arriving=True)
     except StoreError:
         log.exception("store failed loading room=%s", room_id)
         return Refusal(CLOSE_GOING_AWAY, "The table could not be loaded just now.")

@@ -13,6 +13,11 @@ const FATAL_CLOSES = {
   4409: { text: "This seat is open in another window.", retry: "Play in this window" },
   4410: { text: "This table has expired: nobody played at it for a long while.", link: NEW_TABLE },
 };
+// 1012: the server is restarting, or the table moved to another server process. With
+// several processes (deploy/), the table is already waiting elsewhere: come back at once,
+// within a short random spread so that a restart's sockets do not all land together.
+const RESTART_CLOSE = 1012;
+const RESTART_SPREAD_MS = 250;
 const MAX_DELAY_MS = 8000;
 const SILENCE_MS = 70000; // no message at all for this long: the link is dead, reconnect
 
@@ -98,16 +103,21 @@ export class TableSocket {
         return;
       }
       this.on.status("lost");
+      if (event.code === RESTART_CLOSE) {
+        this.attempt = 0;
+        this.scheduleRetry(Math.random() * RESTART_SPREAD_MS);
+        return;
+      }
       this.scheduleRetry();
     });
     // "error" is always followed by "close"; nothing to do here.
   }
 
-  scheduleRetry() {
+  scheduleRetry(soon) {
     if (this.stopped || this.retryTimer) return;
     const base = Math.min(MAX_DELAY_MS, 400 * 2 ** this.attempt);
     this.attempt += 1;
-    const delay = base / 2 + Math.random() * (base / 2);
+    const delay = soon ?? base / 2 + Math.random() * (base / 2);
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
       this.connect();

@@ -215,42 +215,69 @@ def two_apps(templates_dir: Path, redis_server: Redis, **kw: Any) -> tuple[
 
 
 def test_a_process_holding_an_old_copy_cannot_apply_an_action(
+    templates_dir: Path, redis_server: Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Routes change while a room is open: a seat's socket is on process B, the other
+    seat comes to A, and B misses A's word that A took the room (a lost message). A
+    applies an action. The seat on B then acts on the version B knows: the store refuses
+    it, B lets go of the room (close 1012, "reconnect"), and the action is never applied
+    twice; reconnecting finds A's change."""
+    redis_server.client().flushall()
+    monkeypatch.setattr(RoomRegistry, "hand_over", no_hand_over)
+    gen_a, gen_b = two_apps(templates_dir, redis_server)
+    a, b = next(gen_a), next(gen_b)
+    try:
+        made = new_room(b, "friend")
+        room_id = made["room_id"]
+        tokens = [made["token"], join(b, room_id)["token"]]
+        first = SeatSocket(b, room_id, tokens[0]).connect()
+        mover = first["view"]["to_move"]
+        assert mover in (0, 1)
+        on_b = SeatSocket(b, room_id, tokens[mover])
+        on_b.connect()
+        on_a = SeatSocket(a, room_id, tokens[mover])
+        on_a.connect()  # A loads the room and owns it now
+        action = pick(on_a.view, random.Random(1))
+        on_a.act(action)
+        assert on_a.expect("state")["version"] == 2  # A applied and stored it
+        assert room_of(b, room_id).version == 1  # B's copy is behind
+        on_b.act(action, version=1)
+        code, reason = on_b.expect_closed()
+        assert code == 1012 and "reconnect" in reason
+        stored = redis_server.client().lrange(actions_key(room_id), 0, -1)
+        assert len(stored) == 1  # applied once
+        again = SeatSocket(b, room_id, tokens[mover]).connect()  # B loads it afresh
+        assert again["version"] == 2
+    finally:
+        for gen in (gen_a, gen_b):
+            gen.close()
+
+
+async def no_hand_over(self: RoomRegistry, room_id: str) -> None:
+    pass  # the word that another process took the room was lost
+
+
+def test_the_process_that_had_a_room_lets_go_when_another_takes_it(
     templates_dir: Path, redis_server: Redis
 ) -> None:
-    """Routes change while a room is open: process B loads the room, then A (which made
-    it) applies an action. A seat still on B acts on the version B knows: the store
-    refuses it, B lets go of the room (close 1012, "reconnect"), and the action is
-    never applied; the seat reconnects and finds A's change."""
+    """When a seat arrives at another process (a route changed), the process that had the
+    room closes its sockets with 1012 at once, so they follow through the proxy, and
+    nobody is left looking at a copy that no longer changes."""
     redis_server.client().flushall()
     gen_a, gen_b = two_apps(templates_dir, redis_server)
     a, b = next(gen_a), next(gen_b)
     try:
-        made = new_room(a, "friend")
-        room_id, token = made["room_id"], made["token"]
-        other = join(b, room_id)["token"]  # B loads the room to give the seat
-        on_b = SeatSocket(b, room_id, token)
-        first = on_b.connect()
-        on_a = SeatSocket(a, room_id, token)
-        on_a.connect()
-        mover = 0 if first["view"]["to_move"] == 0 else 1
-        seat_token = token if mover == 0 else other
-        on_a_mover = SeatSocket(a, room_id, seat_token)
-        view = on_a_mover.connect()
-        action = pick(view["view"], random.Random(1))
-        on_a_mover.act(action)
-        assert on_a_mover.expect("state")["version"] == 2  # A applied and stored it
-        on_b_mover = SeatSocket(b, room_id, seat_token)
-        stale = on_b_mover.connect()
-        assert stale["version"] == 1  # B's copy is behind
-        on_b_mover.act(action, version=1)
-        code, reason = on_b_mover.expect_closed()
+        made = new_room(b, "friend")
+        room_id = made["room_id"]
+        tokens = [made["token"], join(b, room_id)["token"]]
+        on_b = SeatSocket(b, room_id, tokens[1])
+        on_b.connect()
+        SeatSocket(a, room_id, tokens[0]).connect()  # A takes the room
+        code, reason = on_b.expect_closed()
         assert code == 1012 and "reconnect" in reason
-        assert on_b.expect_closed()[0] == 1012  # every socket of B's copy
-        stored = redis_server.client().lrange(actions_key(room_id), 0, -1)
-        assert len(stored) == 1  # applied once
-        again = SeatSocket(b, room_id, seat_token).connect()  # B loads it afresh
-        assert again["version"] == 2
-        assert room_of(b, room_id).version == 2
+        assert b.app.state.rooms.get(room_id) is None  # type: ignore[attr-defined]
+        owner = redis_server.client().hget(room_key(room_id), "owner").decode()
+        assert owner == a.app.state.rooms.store.owner  # type: ignore[attr-defined]
     finally:
         for gen in (gen_a, gen_b):
             gen.close()

@@ -1,0 +1,305 @@
+"""Several app processes behind nginx (deploy/nginx.conf), sharing one redis-server, all
+real and started here: a whole partie survives `kill -9` of the process that owns its
+room, and two rooms survive a restart of everything but Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from tablekit import pick
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+import engine
+from app.store import actions_key, room_key
+from tests.cluster import App, Nginx, Redis
+
+Json = dict[str, Any]
+
+
+class Cluster:
+    def __init__(self, workdir: Path, processes: int = 2, **env: str) -> None:
+        self.workdir = workdir
+        self.env = env
+        self.redis = Redis(workdir / "redis").start()
+        self.apps = [App(workdir / f"app{i}.log", self.redis.url, **env).start()
+                     for i in range(processes)]
+        self.nginx = Nginx(workdir / "nginx", [a.port for a in self.apps]).start()
+
+    def owner(self, room_id: str) -> App:
+        """The process that last loaded or made the room (its name holds the pid)."""
+        name = self.redis.client().hget(room_key(room_id), "owner").decode()
+        pid = int(name.split(":")[1])
+        return next(a for a in self.apps if a.proc is not None and a.proc.pid == pid)
+
+    def post(self, path: str, body: Any = None) -> Json:
+        response = httpx.post(f"{self.nginx.http}{path}", json=body, trust_env=False,
+                              timeout=10)
+        response.raise_for_status()
+        result: Json = response.json()
+        return result
+
+    def logs(self) -> str:
+        return "\n".join(f"--- app{i}\n{a.log()[-3000:]}" for i, a in enumerate(self.apps))
+
+    def stop(self) -> None:
+        self.nginx.stop()
+        for app in self.apps:
+            app.kill()
+        self.redis.stop()
+
+
+@pytest.fixture
+def cluster(tmp_path: Path) -> Iterator[Cluster]:
+    made = Cluster(tmp_path)
+    try:
+        yield made
+    finally:
+        made.stop()
+
+
+class Seat:
+    """One seat's WebSocket through nginx, which reconnects when its server goes away."""
+
+    def __init__(self, base: str, room_id: str, token: str) -> None:
+        self.url = f"{base}/ws/{room_id}"
+        self.cookie = f"piquet_seat_{room_id}={token}"
+        self.ws: ClientConnection | None = None
+        self.state: Json = {}
+        self.ids = 0
+        self.closes: list[int | None] = []
+        self.prefix = f"s{random.getrandbits(32):x}"
+
+    @property
+    def view(self) -> Json:
+        view: Json = self.state["view"]
+        return view
+
+    @property
+    def version(self) -> int:
+        return int(self.state["version"])
+
+    async def connect(self, seconds: float = 30) -> Json:
+        """(Re)connect through nginx until a state comes, retrying while no process
+        answers; returns that state."""
+        deadline = asyncio.get_running_loop().time() + seconds
+        while True:
+            try:
+                self.ws = await connect(self.url, additional_headers={"Cookie": self.cookie},
+                                        proxy=None, open_timeout=10)
+                return await self.expect_state()
+            except (OSError, InvalidStatus, ConnectionClosed, TimeoutError):
+                if asyncio.get_running_loop().time() > deadline:
+                    raise
+                await asyncio.sleep(0.1)
+
+    async def expect_state(self, timeout: float = 15) -> Json:
+        assert self.ws is not None
+        while True:
+            frame = json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
+            if frame["type"] == "ping":
+                await self.ws.send('{"type": "pong"}')
+            if frame["type"] == "state":
+                self.state = frame
+                return frame
+
+    async def act(self, action: Json) -> None:
+        assert self.ws is not None
+        self.ids += 1
+        await self.ws.send(json.dumps({"type": "action", "version": self.version,
+                                       "id": f"{self.prefix}-{self.ids}", "action": action}))
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            await self.ws.close()
+
+
+def mover_and_action(seats: list[Seat], rng: random.Random) -> tuple[Seat, Json]:
+    for seat in seats:
+        view = seat.view
+        if view["legal"] and view["to_move"] in (view["seat"], None):
+            return seat, pick(view, rng, allow_see=False)
+    raise AssertionError(f"nobody can act at {seats[0].view['step']}")
+
+
+async def play(seats: list[Seat], rng: random.Random, applied: list[tuple[int, Json]], *,
+               until: Any = lambda view: view["phase"] == "partie_over",
+               in_flight: Any = None) -> None:
+    """Both seats play from `legal` until `until(seat 0's view)`. Every action this test
+    saw applied goes in `applied` (seat, action) in order. When the sockets drop, both
+    reconnect: the version they find says whether the action in flight was applied.
+    `in_flight(seat 0's view)` runs right after each action is sent, before its answer."""
+    for _ in range(3000):
+        if until(seats[0].view):
+            return
+        mover, action = mover_and_action(seats, rng)
+        before, by = mover.version, int(mover.view["seat"])
+        try:
+            await mover.act(action)
+            if in_flight is not None:
+                in_flight(seats[0].view)
+            for seat in seats:
+                while seat.version < before + 1:
+                    await seat.expect_state()
+            assert seats[0].version == seats[1].version == before + 1
+            applied.append((by, action))
+        except ConnectionClosed:
+            for seat in seats:
+                with_close = seat.ws.close_code if seat.ws is not None else None
+                seat.closes.append(with_close)
+                await seat.close()
+                await seat.connect()
+            assert seats[0].version == seats[1].version
+            now = seats[0].version
+            assert now in (before, before + 1), (before, now)  # nothing lost, nothing twice
+            if now == before + 1:
+                applied.append((by, action))
+    raise AssertionError("the partie did not end")
+
+
+def cards_accounted_for(state: engine.State) -> None:
+    if state.step.phase not in (engine.Phase.EXCHANGE, engine.Phase.DECLARE,
+                                engine.Phase.PLAY):
+        return
+    cards = [*state.hands[0], *state.hands[1], *state.stock, *state.discards[0],
+             *state.discards[1], *(c for c, _ in state.trick),
+             *(c for t in state.tricks for c, _ in t.cards)]
+    assert len(cards) == len(set(cards)) == 32, state.step
+
+
+def check_stored(redis: Redis, room_id: str, applied: list[tuple[int, Json]],
+                 seats: list[Seat]) -> None:
+    """The store holds exactly the actions the seats saw applied, once each, in order; a
+    replay of them gives what the seats see; every card is accounted for at every step."""
+    r = redis.client()
+    stored = [json.loads(a) for a in r.lrange(actions_key(room_id), 0, -1)]
+    assert [(s, a) for s, a in stored] == [(s, {k: v for k, v in a.items() if k != "label"})
+                                          for s, a in applied]
+    assert int(r.hget(room_key(room_id), "version")) == 1 + len(applied) == seats[0].version
+    state = engine.new_partie(int(r.hget(room_key(room_id), "seed")))
+    for seat, action in stored:
+        state = engine.apply(state, seat, action)
+        cards_accounted_for(state)
+    for seat in seats:
+        mine = engine.view(state, int(seat.view["seat"]))
+        assert seat.view["hand"] == mine["hand"]
+        assert seat.view["scores"] == mine["scores"]
+        assert seat.view["step"] == mine["step"]
+
+
+def test_a_whole_partie_survives_kill_9_of_the_process_that_owns_its_room(
+    cluster: Cluster,
+) -> None:
+    async def scenario() -> None:
+        made = cluster.post("/api/rooms", {"opponent": "friend"})
+        room_id = made["room_id"]
+        joined = cluster.post(f"/api/rooms/{room_id}/join")
+        seats = [Seat(cluster.nginx.ws, room_id, made["token"]),
+                 Seat(cluster.nginx.ws, room_id, joined["token"])]
+        for seat in seats:
+            await seat.connect()
+        rng = random.Random(11)
+        applied: list[tuple[int, Json]] = []
+        killed: list[App] = []
+
+        def kill_the_owner(view: Json) -> None:
+            # Into the tricks of the second deal, an action on its way: kill -9 the owner
+            # (no shutdown, nothing written at the end, no close sent).
+            if not killed and view["deal_number"] == 2 and len(view["tricks"]) >= 3:
+                killed.append(cluster.owner(room_id))
+                killed[0].kill()
+
+        await play(seats, rng, applied, in_flight=kill_the_owner)
+        assert killed, "the partie ended before the kill"
+        assert seats[0].closes and seats[1].closes  # both saw it, and came back
+        survivor = next(a for a in cluster.apps if a is not killed[0])
+        assert cluster.owner(room_id) is survivor
+        assert seats[0].view["phase"] == "partie_over"
+        check_stored(cluster.redis, room_id, applied, seats)
+        for seat in seats:
+            await seat.close()
+
+    try:
+        asyncio.run(scenario())
+    except BaseException:
+        print(cluster.logs())
+        raise
+
+
+def test_a_restart_of_everything_but_redis_mid_deal_and_both_seats_resume(
+    tmp_path: Path,
+) -> None:
+    """A friend's room and a computer's (the computer thinking for 0.3 s a move): every
+    app process and nginx are stopped as a deploy stops them (SIGTERM) and started again;
+    the seats reconnect and find the same seat, hand and version, the computer plays on,
+    and the friend's partie is played to its end."""
+    cluster = Cluster(tmp_path, PIQUET_COMPUTER_DELAY="0.3")
+
+    async def scenario() -> None:
+        made = cluster.post("/api/rooms", {"opponent": "friend"})
+        room_id = made["room_id"]
+        joined = cluster.post(f"/api/rooms/{room_id}/join")
+        seats = [Seat(cluster.nginx.ws, room_id, made["token"]),
+                 Seat(cluster.nginx.ws, room_id, joined["token"])]
+        vs_computer = cluster.post("/api/rooms", {"opponent": "computer"})
+        person = Seat(cluster.nginx.ws, vs_computer["room_id"], vs_computer["token"])
+        for seat in [*seats, person]:
+            await seat.connect()
+        rng = random.Random(12)
+        applied: list[tuple[int, Json]] = []
+        await play(seats, rng, applied, until=lambda v: v["phase"] == "declare")
+        # The person plays until it is the computer's turn, and it is thinking.
+        while not (person.view["to_move"] == 1 and person.view["phase"] in (
+                "exchange", "declare", "play")):
+            if person.view["legal"] and person.view["to_move"] in (0, None):
+                await person.act(pick(person.view, rng, allow_see=False))
+            await person.expect_state()
+        computer_turn = person.version
+        before = [(s.version, s.view["hand"]) for s in [*seats, person]]
+
+        # A deploy: everything but Redis goes down (SIGTERM: sockets closed with 1012,
+        # through nginx), and comes back on the same addresses.
+        for app in cluster.apps:
+            # A clean shutdown; uvicorn then ends by the signal it was sent (-15).
+            assert app.terminate() in (0, -15)
+            assert "Application shutdown complete" in app.log()
+        for seat in [*seats, person]:
+            assert seat.ws is not None
+            with pytest.raises(ConnectionClosed):
+                while True:
+                    await asyncio.wait_for(seat.ws.recv(), 10)
+            assert seat.ws.close_code in (1012, 1006)
+        codes = [seat.ws.close_code for seat in [*seats, person] if seat.ws is not None]
+        cluster.nginx.stop()
+        for app in cluster.apps:
+            app.start()
+        cluster.nginx.start()
+
+        for seat, (version, hand) in zip([*seats, person], before, strict=True):
+            await seat.close()
+            state = await seat.connect()
+            assert (state["version"], state["view"]["hand"]) == (version, hand)
+        # The computer resumes where it stopped: its move comes, and it is a move on.
+        while person.version == computer_turn:
+            await person.expect_state()
+        assert person.version == computer_turn + 1 or person.view["to_move"] != 1
+        await play(seats, rng, applied)
+        check_stored(cluster.redis, room_id, applied, seats)
+        assert 1012 in codes  # the sockets were told to come back at once
+        for seat in [*seats, person]:
+            await seat.close()
+
+    try:
+        asyncio.run(scenario())
+    except BaseException:
+        print(cluster.logs())
+        raise
+    finally:
+        cluster.stop()
