@@ -8,6 +8,7 @@ from pathlib import Path
 
 from browserkit import Seat, launch, phase_is, start_table
 
+from tests.cluster import App, Nginx, Redis
 from tests.serverproc import stop
 
 ROOT_JS = "document.getElementById('table')"
@@ -120,3 +121,44 @@ def test_an_expired_table_says_so_and_stops(open_seat, tmp_path: Path) -> None:
         assert opened == [], "the page reconnected to an expired table"
     finally:
         stop(proc)
+
+
+def test_a_server_process_replaced_mid_deal_and_the_page_carries_on(
+    open_seat, watch, tmp_path: Path
+) -> None:
+    """Rooms kept in Redis, nginx in front (deploy/nginx.conf): a deploy starts a new
+    process and stops the old one (SIGTERM) mid-deal. The page, left alone, reconnects
+    at once through nginx to the new process, shows the same hand at the same version,
+    and the game goes on, the computer answering."""
+    watch.allow("console", "WebSocket connection to")
+    redis = Redis(tmp_path / "redis").start()
+    old = App(tmp_path / "old.log", redis.url).start()
+    new = App(tmp_path / "new.log", redis.url)  # its port is in nginx's list already
+    nginx = Nginx(tmp_path / "nginx", [old.port, new.port]).start()
+    try:
+        seat = open_seat(base_url=nginx.http)
+        start_table(seat)
+        seat.play_until(phase_is("declare", "play"))
+        version, hand = seat.version(), seat.hand()
+        opened = count_sockets(seat)
+
+        new.start()
+        old.terminate()  # the page's socket is closed with 1012
+        deadline = seat.page.evaluate("Date.now()") + 15000
+        while not opened or seat.attrs()["connection"] != "open":
+            assert seat.page.evaluate("Date.now()") < deadline, seat.attrs()
+            seat.page.wait_for_timeout(50)
+        assert seat.version() >= version
+        if seat.version() == version:
+            assert seat.hand() == hand
+        assert not seat.page.locator("#conn-banner").is_visible()
+        assert new.rooms() == 1
+
+        # It carries on: the person plays and the computer answers, through the new one.
+        seat.play_until(lambda a: int(a.get("version", "0")) >= version + 6)
+        assert new.rooms() == 1
+    finally:
+        nginx.stop()
+        new.kill()
+        old.kill()
+        redis.stop()
