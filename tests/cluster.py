@@ -98,6 +98,7 @@ class Nginx:
         text = text.replace("http {\n", "http {\n" + temp, 1)
         if self.room_rate:
             text = re.sub(r"rate=\S+;", f"rate={self.room_rate};", text)
+            text = re.sub(r"burst=\d+", "burst=100000", text)
         return text
 
     def start(self) -> Nginx:

@@ -1,7 +1,7 @@
 """Load: K rooms at once on one uvicorn process, two scripted WebSocket seats per room.
 
     .venv/bin/python tests/bench/load.py --rooms 500 [--seconds 60] [--pace 0] [--no-deflate]
-        [--strong-rooms M]
+        [--strong-rooms M] [--processes N]
 
 Starts `python -m app` itself on a free loopback port (computer delay 0, rate limit
 raised, PIQUET_MAX_ROOMS above K), makes K friend rooms through the JSON API and opens
@@ -32,6 +32,13 @@ Measured:
 The run is bounded: set-up, play and shutdown each have a deadline, every receive has
 a time limit, and the server is killed if it does not stop. The last line prints the
 figures.
+
+`--processes N` (N >= 1): the deployment of deploy/: a redis-server, N app processes
+keeping rooms in it, and nginx running deploy/nginx.conf in front of them (its
+room-making rate and connections per address raised for the run), all started here
+(tests/cluster.py); the client goes through nginx. Memory and CPU are then the app
+processes' sums, with Redis's and nginx's CPU apart, and Redis's commands per action
+are counted.
 """
 
 from __future__ import annotations
@@ -363,8 +370,46 @@ async def make_rooms(base: str, ws_base: str, count: int, deflate: bool,
         return list(await asyncio.gather(*(one(http, first_index + i) for i in range(count))))
 
 
-async def run(args: argparse.Namespace, proc: subprocess.Popen[bytes], port: int) -> dict[str, Any]:
-    base, ws_base = f"http://{HOST}:{port}", f"ws://{HOST}:{port}"
+class Servers:
+    """What is measured: one app process (direct), or N behind nginx with Redis."""
+
+    def __init__(self, procs: list[subprocess.Popen[bytes]], base: str, ws_base: str,
+                 app_bases: list[str], others: dict[str, int] | None = None,
+                 redis: Any = None) -> None:
+        self.procs, self.base, self.ws_base = procs, base, ws_base
+        self.app_bases = app_bases
+        self.others = others or {}  # name -> pid (redis, nginx master)
+        self.redis = redis
+
+    def rss_kb(self) -> int:
+        return sum(rss_kb(p.pid) for p in self.procs)
+
+    def cpu(self) -> float:
+        return sum(cpu_seconds(p.pid) for p in self.procs)
+
+    def other_cpu(self) -> dict[str, float]:
+        out = {}
+        for name, pid in self.others.items():
+            total = cpu_seconds(pid)
+            for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
+                with contextlib.suppress(OSError):
+                    total += cpu_seconds(int(child))  # nginx's workers
+            out[name] = total
+        return out
+
+    def rooms(self) -> list[int]:
+        return [int(httpx.get(f"{b}/healthz", trust_env=False).json()["rooms"])
+                for b in self.app_bases]
+
+    def redis_calls(self) -> dict[str, int]:
+        if self.redis is None:
+            return {}
+        stats = self.redis.client().info("commandstats")
+        return {k.removeprefix("cmdstat_"): int(v["calls"]) for k, v in stats.items()}
+
+
+async def run(args: argparse.Namespace, servers: Servers) -> dict[str, Any]:
+    base, ws_base = servers.base, servers.ws_base
     deflate = not args.no_deflate
     # Warm up (imports, first views, pydantic) so the baseline holds them, not the rooms.
     warm = (await make_rooms(base, ws_base, 2, deflate, first_index=10**6))
@@ -375,7 +420,7 @@ async def run(args: argparse.Namespace, proc: subprocess.Popen[bytes], port: int
         for seat in room.seats:
             await seat.ws.close()
     await asyncio.sleep(1.0)
-    baseline = rss_kb(proc.pid)
+    baseline = servers.rss_kb()
 
     t0 = time.monotonic()
     rooms = await asyncio.wait_for(make_rooms(base, ws_base, args.rooms, deflate),
@@ -383,7 +428,7 @@ async def run(args: argparse.Namespace, proc: subprocess.Popen[bytes], port: int
     strong_rooms = await make_computer_rooms(base, ws_base, args.strong_rooms)
     setup_s = time.monotonic() - t0
     await asyncio.sleep(0.5)
-    connected = rss_kb(proc.pid)
+    connected = servers.rss_kb()
     client_kb0 = rss_kb(os.getpid())
     if not args.no_gc_tuning:
         # This process times the server, so its own collector must not stall it. What
@@ -399,7 +444,8 @@ async def run(args: argparse.Namespace, proc: subprocess.Popen[bytes], port: int
     stats = Stats()
     peak = connected
     rss_by_10s: list[int] = []  # the highest RSS in each 10 s of play
-    server_cpu0, client_cpu0 = cpu_seconds(proc.pid), cpu_seconds(os.getpid())
+    server_cpu0, client_cpu0 = servers.cpu(), cpu_seconds(os.getpid())
+    other_cpu0, calls0 = servers.other_cpu(), servers.redis_calls()
     # The client's own event loop: a stall here would be timed as the server's.
     client_loop = LoopMonitor(window=60.0, name="client", logger=None)  # printed below
     prober = asyncio.create_task(client_loop.run())
@@ -420,7 +466,7 @@ async def run(args: argparse.Namespace, proc: subprocess.Popen[bytes], port: int
         while time.monotonic() < until and not all(t.done() for t in tasks):
             await asyncio.sleep(0.5)
             now = time.monotonic()
-            now_kb, window = rss_kb(proc.pid), int((now - started) // 10)
+            now_kb, window = servers.rss_kb(), int((now - started) // 10)
             peak = max(peak, now_kb)
             minute_peak = max(minute_peak, now_kb)
             if window >= len(rss_by_10s):
@@ -462,26 +508,31 @@ async def run(args: argparse.Namespace, proc: subprocess.Popen[bytes], port: int
     if strong_rooms:
         print(f"strong rooms: {len(strong_rooms)}, computer moves {counts['computer']}, "
               f"person moves {counts['person']}, errors {counts['errors']}")
-    server_cpu = cpu_seconds(proc.pid) - server_cpu0
+    server_cpu = servers.cpu() - server_cpu0
+    other_cpu = {k: v - other_cpu0[k] for k, v in servers.other_cpu().items()}
+    calls = {k: v - calls0.get(k, 0) for k, v in servers.redis_calls().items()}
     client_kb = (client_kb0, rss_kb(os.getpid()))
     client_cpu = cpu_seconds(os.getpid()) - client_cpu0
-    peak = max(peak, rss_kb(proc.pid))
-    health = httpx.get(f"{base}/healthz", trust_env=False).json()
+    peak = max(peak, servers.rss_kb())
+    health = {"rooms": "+".join(str(n) for n in servers.rooms())}
 
     # Shutdown with every socket open: each should get 1012.
-    proc.send_signal(signal.SIGTERM)
+    for proc in servers.procs:
+        proc.send_signal(signal.SIGTERM)
     codes: list[int | None] = []
     for room_codes in await asyncio.gather(*(room.closed_code() for room in rooms)):
         codes += room_codes
-    try:
-        exit_code: int | None = proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        exit_code = None
+    exit_code: int | None = None
+    for proc in servers.procs:
+        try:
+            exit_code = proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            exit_code = None
 
     return {
         "stats": stats, "elapsed": elapsed, "setup_s": setup_s, "baseline": baseline,
         "connected": connected, "peak": peak, "rss_by_10s": rss_by_10s,
-        "server_cpu": server_cpu,
+        "server_cpu": server_cpu, "other_cpu": other_cpu, "calls": calls,
         "client_cpu": client_cpu, "client_kb": client_kb, "health": health, "loops": loops,
         "codes": codes,
         "exit_code": exit_code,
@@ -501,6 +552,8 @@ def minute_line(name: str, loop: dict[str, Any] | None) -> str:
 def report(args: argparse.Namespace, r: dict[str, Any]) -> int:
     stats: Stats = r["stats"]
     k = args.rooms
+    if args.processes:
+        print(f"{args.processes} app process(es) behind nginx, rooms in Redis")
     rate = stats.actions / r["elapsed"] if r["elapsed"] else 0.0
     per_room_idle = (r["connected"] - r["baseline"]) / k
     per_room = (r["peak"] - r["baseline"]) / k
@@ -523,9 +576,15 @@ def report(args: argparse.Namespace, r: dict[str, Any]) -> int:
         f"{(kb - r['baseline']) / k:.0f}" for kb in r["rss_by_10s"]))
     print(f"CPU during play: server {r['server_cpu']:.1f} s "
           f"({100 * r['server_cpu'] / r['elapsed']:.0f}% of a core), client "
-          f"{r['client_cpu']:.1f} s ({100 * r['client_cpu'] / r['elapsed']:.0f}%); client RSS "
-          f"{r['client_kb'][0] / 1024:.0f} MiB at the start of play, "
+          f"{r['client_cpu']:.1f} s ({100 * r['client_cpu'] / r['elapsed']:.0f}%)"
+          + "".join(f", {name} {cpu:.1f} s ({100 * cpu / r['elapsed']:.0f}%)"
+                    for name, cpu in r["other_cpu"].items())
+          + f"; client RSS {r['client_kb'][0] / 1024:.0f} MiB at the start of play, "
           f"{r['client_kb'][1] / 1024:.0f} MiB at the end")
+    if r["calls"] and stats.actions:
+        total = sum(r["calls"].values())
+        print(f"redis commands during play: {total} ({total / stats.actions:.2f} per action): "
+              + ", ".join(f"{k} {v}" for k, v in sorted(r["calls"].items()) if v))
     print(f"shutdown (SIGTERM): {ok_1012}/{len(r['codes'])} sockets closed with 1012"
           + (f", others: {', '.join(others)}" if others else "")
           + f"; server exit code {r['exit_code']}")
@@ -546,11 +605,45 @@ def report(args: argparse.Namespace, r: dict[str, Any]) -> int:
                   f"{max(w['gc_full_pass_max_ms'] for w in windows):.0f} ms")
     for sample in stats.error_samples:
         print(f"error: {sample}")
-    print(f"load rooms={k} actions/s={rate:.0f} p50={pct(stats.round_trips, .5):.1f}ms "
+    print(f"load processes={args.processes} rooms={k} actions/s={rate:.0f} "
+          f"p50={pct(stats.round_trips, .5):.1f}ms "
           f"p99={pct(stats.round_trips, .99):.1f}ms errors={stats.errors} "
           f"parties={stats.parties} mem/room={per_room:.1f}KiB "
           f"shutdown_1012={ok_1012}/{len(r['codes'])}")
     return 0 if stats.errors == 0 and ok_1012 == len(r["codes"]) else 1
+
+
+def start_parts(args: argparse.Namespace, tmp: Path, log_path: Path, port: int,
+                parts: list[Any]) -> tuple[Servers, list[Path]]:
+    """The servers to measure; each part started is put in `parts` at once, so that a
+    failure part-way stops the ones already running."""
+    if args.processes:
+        from tests.cluster import App, Nginx, Redis
+
+        redis = Redis(tmp / "redis")
+        parts.append(redis)
+        redis.start()
+        apps = []
+        for i in range(args.processes):
+            app = App(tmp / f"app{i}.log", redis.url, PIQUET_LOG_LEVEL="warning",
+                      PIQUET_MAX_ROOMS=str(args.rooms + 50),
+                      PIQUET_RATE_LIMIT_PER_SECOND="1000000",
+                      PIQUET_RATE_LIMIT_BURST="1000000",
+                      PIQUET_COLLECTOR_TUNING=str(not args.no_gc_tuning).lower())
+            parts.append(app)
+            apps.append(app.start())
+        nginx = Nginx(tmp / "nginx", [a.port for a in apps],
+                      room_rate="1000000r/s", per_address=60_000)
+        parts.append(nginx)
+        nginx.start()
+        assert redis.proc is not None and nginx.proc is not None
+        servers = Servers([a.proc for a in apps if a.proc is not None], nginx.http,
+                          nginx.ws, [a.http for a in apps],
+                          {"redis": redis.proc.pid, "nginx": nginx.proc.pid}, redis)
+        return servers, [a.log_path for a in apps]
+    proc = start_server(port, args.rooms, log_path, not args.no_gc_tuning)
+    return (Servers([proc], f"http://{HOST}:{port}", f"ws://{HOST}:{port}",
+                    [f"http://{HOST}:{port}"]), [log_path])
 
 
 def main() -> None:
@@ -566,17 +659,32 @@ def main() -> None:
     parser.add_argument("--no-gc-tuning", action="store_true",
                         help="Python's default collector in the server and this client "
                              "(no freeze, default thresholds): the stalls of issue 14")
+    parser.add_argument("--processes", type=int, default=0,
+                        help="N app processes behind nginx with Redis (0: one, direct, "
+                             "rooms in memory)")
     args = parser.parse_args()
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
         log_path = Path(tmp) / "server.log"
-        proc = start_server(port, args.rooms, log_path, not args.no_gc_tuning)
+        parts: list[Any] = []
+        try:
+            servers, log_paths = start_parts(args, Path(tmp), log_path, port, parts)
+        except BaseException:
+            for part in reversed(parts):
+                part.kill() if hasattr(part, "kill") else part.stop()
+            raise
         try:
             budget = setup_seconds(args.rooms) + args.seconds + 4 * RECV_TIMEOUT + 60
-            result = asyncio.run(asyncio.wait_for(run(args, proc, port), budget))
+            result = asyncio.run(asyncio.wait_for(run(args, servers), budget))
         finally:
-            stop(proc)
-        log_text = log_path.read_text()
+            for proc in servers.procs:
+                stop(proc)
+            for part in reversed(parts):
+                if hasattr(part, "stop"):
+                    part.stop()
+                else:
+                    part.kill()
+        log_text = "".join(p.read_text() for p in log_paths)
         problems = [line for line in log_text.splitlines()
                     if "ERROR" in line or "Traceback" in line]
         for line in problems[:5]:

@@ -17,6 +17,12 @@ another, as a server's clients are on other machines. Left to the scheduler
 ever waking an idle one (~0.09 ms against ~0.12 ms apart), which the table, whose other
 seat's state is written after the actor's, does not get: the two would not be measured
 alike (docs/reliability.md, "Round trip").
+
+`--store`: the cost of keeping rooms in Redis. A third server is started, the table
+again with PIQUET_REDIS_URL set, against a redis-server started here (on the servers'
+CPU too); its blocks are interleaved with the others, and the last line compares the
+table with and without the store (each action then waits for one Redis round trip
+before its state is sent).
 """
 
 from __future__ import annotations
@@ -209,10 +215,18 @@ def pct(samples: list[float], q: float) -> float:
 
 async def measure(
     app_port: int, echo_port: int, actions: int, seconds: float, compression: str | None,
-    where: str = "left to the scheduler",
+    where: str = "left to the scheduler", store_port: int | None = None,
 ) -> None:
     table = Table(f"http://127.0.0.1:{app_port}", f"ws://127.0.0.1:{app_port}", compression)
     await table.open()
+    stored: Table | None = None
+    store_times: list[float] = []
+    if store_port is not None:
+        stored = Table(f"http://127.0.0.1:{store_port}", f"ws://127.0.0.1:{store_port}",
+                       compression)
+        await stored.open()
+        for _ in range(50):
+            await stored.sample()
     echo = await connect(f"ws://127.0.0.1:{echo_port}/ws", proxy=None, compression=compression)
     for _ in range(50):  # warm up both
         await table.sample()
@@ -223,10 +237,14 @@ async def measure(
     deadline = time.monotonic() + seconds
     while len(app_times) < actions and time.monotonic() < deadline:
         app_times += [await table.sample() for _ in range(BLOCK)]
+        if stored is not None:
+            store_times += [await stored.sample() for _ in range(BLOCK)]
         size = int(statistics.mean(table.action_bytes))
         echo_times += [await echo_sample(echo, size) for _ in range(BLOCK)]
     await table.close()
     await echo.close()
+    if stored is not None:
+        await stored.close()
     a50, a99, e50, e99 = (pct(app_times, 0.5), pct(app_times, 0.99),
                           pct(echo_times, 0.5), pct(echo_times, 0.99))
     print(f"permessage-deflate {'on' if compression else 'off'}; "
@@ -235,6 +253,14 @@ async def measure(
           f"p50 {a50:.3f} ms, p99 {a99:.3f} ms")
     print(f"echo:  {len(echo_times)} messages of ~{size} bytes, round trip "
           f"p50 {e50:.3f} ms, p99 {e99:.3f} ms")
+    if stored is not None:
+        s50, s99 = pct(store_times, 0.5), pct(store_times, 0.99)
+        print(f"table, rooms in Redis: {len(store_times)} actions, action -> new state "
+              f"p50 {s50:.3f} ms, p99 {s99:.3f} ms")
+        print(f"roundtrip p50 with store {s50:.3f} ms vs memory {a50:.3f} ms "
+              f"(+{s50 - a50:.3f} ms, ratio {s50 / a50:.2f}); p99 with store {s99:.3f} ms "
+              f"vs memory {a99:.3f} ms; echo p50 {e50:.3f} ms")
+        return
     print(f"roundtrip p50 table {a50:.3f} ms vs echo {e50:.3f} ms (ratio {a50 / e50:.2f}); "
           f"p99 table {a99:.3f} ms vs echo {e99:.3f} ms (ratio {a99 / e99:.2f})")
 
@@ -247,6 +273,8 @@ def main() -> None:
                         help="do not offer permessage-deflate (browsers do offer it)")
     parser.add_argument("--no-pin", action="store_true",
                         help="leave the client and servers' CPUs to the scheduler")
+    parser.add_argument("--store", action="store_true",
+                        help="also measure the table keeping rooms in Redis (redis-server)")
     parser.add_argument("--serve-echo", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_echo:
@@ -267,8 +295,24 @@ def main() -> None:
         servers.append(start([sys.executable, "-m", "app"], env, app_port, server_cpu))
         servers.append(start([sys.executable, __file__, "--serve-echo", str(echo_port)],
                              {}, echo_port, server_cpu))
+        store_port = None
+        if args.store:
+            import tempfile
+
+            from tests.cluster import Redis
+
+            redis = Redis(Path(tempfile.mkdtemp()) / "redis").start()
+            assert redis.proc is not None
+            servers.append(redis.proc)
+            if server_cpu is not None:
+                os.sched_setaffinity(redis.proc.pid, server_cpu)
+            store_port = free_port()
+            servers.append(start([sys.executable, "-m", "app"],
+                                 {**env, "PIQUET_PORT": str(store_port),
+                                  "PIQUET_REDIS_URL": redis.url}, store_port, server_cpu))
         compression = None if args.no_deflate else "deflate"
-        run = measure(app_port, echo_port, args.actions, args.seconds, compression, where)
+        run = measure(app_port, echo_port, args.actions, args.seconds, compression, where,
+                      store_port)
         asyncio.run(asyncio.wait_for(run, args.seconds + 60))
     finally:
         for proc in servers:
