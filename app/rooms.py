@@ -1,5 +1,9 @@
 """Rooms in memory: one partie each, two seats, the sockets of each seat.
 
+With a store (app/store.py), every change is written there first (`Room.save`), and a
+room not in memory is loaded from it (`RoomRegistry.find`): memory is then a cache of
+the rooms this process owns.
+
 Every change to a room's partie goes through `Room.act` (a seat's message) or the
 computer seat, both under the room's one asyncio.Lock, so actions are applied one
 at a time in arrival order. Each change bumps `version` by one and owes every
@@ -608,6 +612,12 @@ class ComputerSeat:
         # `see` requests already made, so a view that keeps offering one cannot loop us.
         self._asked: set[tuple[int, int, Any]] = set()
 
+    def replayed(self, match: int, deal_number: int, action: dict[str, Any]) -> None:
+        """A move of this seat's, replayed from the store: the `see` requests it made
+        are remembered as if it had made them here."""
+        if action.get("type") == "see":
+            self._asked.add((match, deal_number, action.get("combo")))
+
     @property
     def policy(self) -> Policy:
         if self._policy is None:
@@ -837,10 +847,12 @@ class RoomRegistry:
                 await room.let_go()
         if room is not None and not room.closed:
             return room
+        if self.stopping:
+            return room  # shutting down: the page may be served; its socket is told 1012
         if room is not None and self.rooms.get(room_id) is room:
             # Let go of (another process wrote it): load it afresh.
             del self.rooms[room_id]
-        if self.store is None or self.stopping:
+        if self.store is None:
             return None
         loading = self._loading.get(room_id)
         if loading is not None:  # two sockets of a room at once: one load
@@ -867,7 +879,12 @@ class RoomRegistry:
                               stored.options.get("level", "basic"))
         room.seats[1].token_hash = stored.seat_hashes[1]
         try:
-            room.state = engine.replay(stored.seed, stored.actions)
+            state = engine.new_partie(seed=stored.seed)
+            for seat, action in stored.actions:
+                if room.computer is not None and seat == COMPUTER_SEAT:
+                    room.computer.replayed(stored.match, state.deal_number, action)
+                state = engine.apply(state, seat, action)
+            room.state = state
         except Exception:
             log.exception("room %s: its actions do not replay", room_id)
             return None
@@ -875,7 +892,7 @@ class RoomRegistry:
         self.rooms[room_id] = room
         log.info("room loaded room=%s version=%d actions=%d from=%s rooms=%d", room_id,
                  room.version, len(stored.actions), stored.owner or "?", len(self.rooms))
-        if room.computer is not None:
+        if room.computer is not None and not self.stopping:
             room.computer.poke()  # it resumes where it stopped
         return room
 
