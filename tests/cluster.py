@@ -73,11 +73,13 @@ class Nginx:
     """nginx running deploy/nginx.conf in front of the given app ports."""
 
     def __init__(self, workdir: Path, app_ports: list[int], *, room_rate: str | None = None,
-                 port: int | None = None) -> None:
+                 per_address: int | None = None, port: int | None = None) -> None:
         self.workdir = workdir
         self.port = port or free_port()
         self.app_ports = app_ports
-        self.room_rate = room_rate  # e.g. "100000r/s" for benchmarks making many rooms
+        # Benchmarks make many rooms and sockets from one address: "1000000r/s", 100000.
+        self.room_rate = room_rate
+        self.per_address = per_address
         self.http = f"http://{HOST}:{self.port}"
         self.ws = f"ws://{HOST}:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
@@ -99,6 +101,10 @@ class Nginx:
         if self.room_rate:
             text = re.sub(r"rate=\S+;", f"rate={self.room_rate};", text)
             text = re.sub(r"burst=\d+", "burst=100000", text)
+        if self.per_address:
+            text, n = re.subn(r"limit_conn per_address \d+;",
+                              f"limit_conn per_address {self.per_address};", text)
+            assert n == 1
         return text
 
     def start(self) -> Nginx:
