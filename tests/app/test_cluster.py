@@ -25,13 +25,17 @@ Json = dict[str, Any]
 
 
 class Cluster:
-    def __init__(self, workdir: Path, processes: int = 2, **env: str) -> None:
+    def __init__(self, workdir: Path, processes: int = 2, room_rate: str | None = "100r/s",
+                 **env: str) -> None:
+        """`room_rate`: nginx's limit on making rooms, raised for the tests that make
+        many (None: as shipped)."""
         self.workdir = workdir
         self.env = env
         self.redis = Redis(workdir / "redis").start()
         self.apps = [App(workdir / f"app{i}.log", self.redis.url, **env).start()
                      for i in range(processes)]
-        self.nginx = Nginx(workdir / "nginx", [a.port for a in self.apps]).start()
+        self.nginx = Nginx(workdir / "nginx", [a.port for a in self.apps],
+                           room_rate=room_rate).start()
 
     def owner(self, room_id: str) -> App:
         """The process that last loaded or made the room (its name holds the pid)."""
@@ -301,5 +305,39 @@ def test_a_restart_of_everything_but_redis_mid_deal_and_both_seats_resume(
     except BaseException:
         print(cluster.logs())
         raise
+    finally:
+        cluster.stop()
+
+
+def test_nginx_sends_every_request_naming_a_room_to_one_process(cluster: Cluster) -> None:
+    """Rooms are made by any process; afterwards the table page, the join and the socket
+    of a room all reach the one its id hashes to, which then holds it alone (the
+    maker's copy is handed over). Rooms spread over both processes."""
+    owners = set()
+    for _ in range(20):
+        made = cluster.post("/api/rooms", {"opponent": "friend"})
+        room_id = made["room_id"]
+        cookies = {f"piquet_seat_{room_id}": made["token"]}
+        for _ in range(3):
+            page = httpx.get(f"{cluster.nginx.http}/r/{room_id}", cookies=cookies,
+                             trust_env=False, timeout=10)
+            assert page.status_code == 200
+            owner = cluster.owner(room_id)
+            owners.add(owner.port)
+        cluster.post(f"/api/rooms/{room_id}/join")
+        assert cluster.owner(room_id) is owner
+    assert len(owners) == 2  # all 20 on one: a chance of 1 in 500,000
+    assert sum(app.rooms() for app in cluster.apps) == 20  # one copy of each
+
+
+def test_nginx_limits_the_rooms_one_address_makes(tmp_path: Path) -> None:
+    """deploy/nginx.conf as shipped: 20 rooms a minute per address, 10 at once: a flood
+    is refused with 429 at the proxy, before any app process."""
+    cluster = Cluster(tmp_path, processes=1, room_rate=None)
+    try:
+        codes = [httpx.post(f"{cluster.nginx.http}/api/rooms", json={"opponent": "friend"},
+                            trust_env=False, timeout=10).status_code for _ in range(30)]
+        assert codes.count(201) <= 12 and codes.count(429) >= 18, codes
+        assert cluster.apps[0].rooms() == codes.count(201)
     finally:
         cluster.stop()
