@@ -266,14 +266,19 @@ class RedisStore:
 
     name = "redis"
 
-    def __init__(self, url: str, *, ttl_seconds: float, owner: str | None = None) -> None:
+    def __init__(self, url: str, *, ttl_seconds: float, owner: str | None = None,
+                 max_connections: int = 32) -> None:
         import redis.asyncio as aioredis
 
         self.url = url
         self.ttl_ms = int(ttl_seconds * 1000)
         self.owner = owner or process_name()
-        self.redis = aioredis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5,
-                                             health_check_interval=30)
+        # A bounded pool that waits for a free connection (5 s at most) rather than
+        # failing: with hundreds of rooms writing at once, writes queue for a connection.
+        pool = aioredis.BlockingConnectionPool.from_url(
+            url, max_connections=max_connections, timeout=5, socket_timeout=5,
+            socket_connect_timeout=5, health_check_interval=30)
+        self.redis = aioredis.Redis(connection_pool=pool)
         self._create = self.redis.register_script(CREATE)
         self._save = self.redis.register_script(SAVE)
         self._claim = self.redis.register_script(CLAIM)
@@ -385,7 +390,7 @@ class RedisStore:
             await self._call("keep alive", pipe.execute())
 
     async def close(self) -> None:
-        await self.redis.aclose()
+        await self.redis.aclose(close_connection_pool=True)
 
 
 def _upgrade(room_id: str, fields: dict[str, str], actions: list[bytes]) -> StoredRoom:

@@ -31,11 +31,19 @@ class Cluster:
         many (None: as shipped)."""
         self.workdir = workdir
         self.env = env
-        self.redis = Redis(workdir / "redis").start()
-        self.apps = [App(workdir / f"app{i}.log", self.redis.url, **env).start()
+        self.redis = Redis(workdir / "redis")
+        self.apps = [App(workdir / f"app{i}.log", self.redis.url, **env)
                      for i in range(processes)]
         self.nginx = Nginx(workdir / "nginx", [a.port for a in self.apps],
-                           room_rate=room_rate).start()
+                           room_rate=room_rate)
+        try:
+            self.redis.start()
+            for app in self.apps:
+                app.start()
+            self.nginx.start()
+        except BaseException:
+            self.stop()  # nothing left running
+            raise
 
     def owner(self, room_id: str) -> App:
         """The process that last loaded or made the room (its name holds the pid)."""
