@@ -208,6 +208,12 @@ async def echo_sample(ws: ClientConnection, size: int) -> float:
     return time.perf_counter() - start
 
 
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of a process, from /proc/<pid>/stat."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def pct(samples: list[float], q: float) -> float:
     ordered = sorted(samples)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
@@ -216,6 +222,7 @@ def pct(samples: list[float], q: float) -> float:
 async def measure(
     app_port: int, echo_port: int, actions: int, seconds: float, compression: str | None,
     where: str = "left to the scheduler", store_port: int | None = None,
+    pids: dict[str, int] | None = None,
 ) -> None:
     table = Table(f"http://127.0.0.1:{app_port}", f"ws://127.0.0.1:{app_port}", compression)
     await table.open()
@@ -234,6 +241,8 @@ async def measure(
     table.action_bytes.clear()
     app_times: list[float] = []
     echo_times: list[float] = []
+    pids = pids or {}
+    cpu0 = {name: cpu_seconds(pid) for name, pid in pids.items()}
     deadline = time.monotonic() + seconds
     while len(app_times) < actions and time.monotonic() < deadline:
         app_times += [await table.sample() for _ in range(BLOCK)]
@@ -241,6 +250,7 @@ async def measure(
             store_times += [await stored.sample() for _ in range(BLOCK)]
         size = int(statistics.mean(table.action_bytes))
         echo_times += [await echo_sample(echo, size) for _ in range(BLOCK)]
+    cpu = {name: cpu_seconds(pid) - cpu0[name] for name, pid in pids.items()}
     await table.close()
     await echo.close()
     if stored is not None:
@@ -257,6 +267,10 @@ async def measure(
         s50, s99 = pct(store_times, 0.5), pct(store_times, 0.99)
         print(f"table, rooms in Redis: {len(store_times)} actions, action -> new state "
               f"p50 {s50:.3f} ms, p99 {s99:.3f} ms")
+        print("CPU per action: table in memory {:.0f} us, table with the store {:.0f} us, "
+              "redis-server {:.0f} us".format(
+                  1e6 * cpu["memory"] / len(app_times), 1e6 * cpu["store"] / len(store_times),
+                  1e6 * cpu["redis"] / len(store_times)))
         print(f"roundtrip p50 with store {s50:.3f} ms vs memory {a50:.3f} ms "
               f"(+{s50 - a50:.3f} ms, ratio {s50 / a50:.2f}); p99 with store {s99:.3f} ms "
               f"vs memory {a99:.3f} ms; echo p50 {e50:.3f} ms")
@@ -296,6 +310,7 @@ def main() -> None:
         servers.append(start([sys.executable, __file__, "--serve-echo", str(echo_port)],
                              {}, echo_port, server_cpu))
         store_port = None
+        pids = {"memory": servers[0].pid}
         if args.store:
             import tempfile
 
@@ -310,9 +325,10 @@ def main() -> None:
             servers.append(start([sys.executable, "-m", "app"],
                                  {**env, "PIQUET_PORT": str(store_port),
                                   "PIQUET_REDIS_URL": redis.url}, store_port, server_cpu))
+            pids.update(store=servers[-1].pid, redis=redis.proc.pid)
         compression = None if args.no_deflate else "deflate"
         run = measure(app_port, echo_port, args.actions, args.seconds, compression, where,
-                      store_port)
+                      store_port, pids)
         asyncio.run(asyncio.wait_for(run, args.seconds + 60))
     finally:
         for proc in servers:
