@@ -889,6 +889,10 @@ class RoomRegistry:
             log.exception("room %s: its actions do not replay", room_id)
             return None
         room.match, room.version = stored.match, stored.version
+        # Played at, or a friend took the other seat (issue 15's "used": such a room never
+        # gives way to a new one).
+        room.used = bool(stored.actions) or stored.match > 1 or (
+            stored.options["opponent"] == "friend" and stored.seat_hashes[1] is not None)
         self.rooms[room_id] = room
         log.info("room loaded room=%s version=%d actions=%d from=%s rooms=%d", room_id,
                  room.version, len(stored.actions), stored.owner or "?", len(self.rooms))
@@ -951,8 +955,10 @@ class RoomRegistry:
             raise RoomsFullError(f"All {self.max_rooms} tables are in use.")
         room = min(unused, key=lambda r: r.last_activity)
         del self.rooms[room.room_id]
+        let_go = room.closed
         await room.close(CLOSE_ROOM_EXPIRED, "This table was never used, and made way for another.")
         log.info("room gave way room=%s rooms=%d", room.room_id, len(self.rooms))
+        await self._forget(room, let_go)
 
     def _expired(self, room: Room, now: float) -> bool:
         # A maker waiting with the page open for a friend keeps the room to the long limit:
@@ -972,12 +978,7 @@ class RoomRegistry:
             let_go = room.closed
             await room.close(CLOSE_ROOM_EXPIRED, "This table has expired.")
             log.info("room expired room=%s rooms=%d", room.room_id, len(self.rooms))
-            if self.store is not None and not let_go:
-                # Nothing is kept once a room closes (only if this process still owns it).
-                try:
-                    await self.store.delete(room.room_id, room.version)
-                except StoreError as exc:
-                    log.error("store failed to delete room=%s: %s", room.room_id, exc)
+            await self._forget(room, let_go)
         for room_id in [r.room_id for r in self.rooms.values() if r.closed]:
             del self.rooms[room_id]
         if self.store is not None and self.rooms:
@@ -988,6 +989,16 @@ class RoomRegistry:
             except StoreError as exc:
                 log.error("store failed to keep rooms alive: %s", exc)
         return len(idle)
+
+    async def _forget(self, room: Room, let_go: bool) -> None:
+        """A room closed for good: nothing is kept in the store either (only if this
+        process still owns it: one it let go of is another's)."""
+        if self.store is None or let_go:
+            return
+        try:
+            await self.store.delete(room.room_id, room.version)
+        except StoreError as exc:
+            log.error("store failed to delete room=%s: %s", room.room_id, exc)
 
     async def sweep_forever(self, interval: float) -> None:
         while True:

@@ -339,7 +339,7 @@ def test_nginx_sends_every_request_naming_a_room_to_one_process(cluster: Cluster
 
 
 def test_nginx_limits_the_rooms_one_address_makes(tmp_path: Path) -> None:
-    """deploy/nginx.conf as shipped: 20 rooms a minute per address, 10 at once: a flood
+    """deploy/nginx.conf as shipped: 6 rooms a minute per address, 10 at once: a flood
     is refused with 429 at the proxy, before any app process."""
     cluster = Cluster(tmp_path, processes=1, room_rate=None)
     try:
