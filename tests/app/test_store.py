@@ -412,3 +412,35 @@ def test_a_room_stored_by_the_previous_schema_loads(
         assert r.llen(actions_key(room_id)) == len(fixture["actions"]) + 1
     finally:
         gen.close()
+
+
+def test_with_redis_down_an_action_is_refused_and_nothing_changes(
+    templates_dir: Path, tmp_path: Path
+) -> None:
+    """The store does not answer: the action gets a clear error and the same state (it
+    was not written, so it was not applied), and the room is still there to play on."""
+    redis = Redis(tmp_path / "redis").start()
+    gen = make_client(templates_dir, redis_url=redis.url, policy=first_legal)
+    client = next(gen)
+    try:
+        made = new_room(client, "friend")
+        room_id = made["room_id"]
+        seats = [SeatSocket(client, room_id, made["token"]),
+                 SeatSocket(client, room_id, join(client, room_id)["token"])]
+        for seat in seats:
+            seat.connect()
+        mover = next(s for s in seats if s.view["to_move"] == s.view["seat"] or
+                     (s.view["to_move"] is None and s.view["legal"]))
+        version = mover.version
+        redis.stop()
+        mover.act(pick(mover.view, random.Random(4)))
+        refused = mover.recv()
+        while refused["type"] == "presence":
+            refused = mover.recv()
+        assert refused["type"] == "error" and refused["code"] == "internal", refused
+        assert "could not be saved" in refused["message"]
+        assert mover.expect("state")["version"] == version
+        assert mover.version == version == room_of(client, room_id).version
+    finally:
+        gen.close()
+        redis.stop()
