@@ -458,10 +458,12 @@ class Room:
         if conn.seat in self.rematch:
             self.refuse(conn, "not_allowed", "You asked to play again; waiting for your friend.")
             return False
-        self.rematch.add(conn.seat)
-        if len(self.rematch) < 2:
+        if not self.rematch:  # the first press: stored first, like any change
+            await self.save(rematch=[conn.seat])
+            self.rematch.add(conn.seat)
             self.change(self.state, skip=conn)
             return True
+        # Both have pressed: the new partie (it clears `rematch`).
         last = self.state.first_dealer
         await self._fresh_partie(first_dealer=None if last is None else 1 - last, skip=conn)
         log.info("rematch room=%s", self.room_id)
@@ -475,21 +477,30 @@ class Room:
                         "Only the table's maker may give the free seat to the computer, "
                         "while nobody has taken it.")
             return False
-        self.opponent = "computer"
-        self.level = level
-        self.computer = self._computer_seat(level)
-        await self._fresh_partie(skip=conn)
+        await self._fresh_partie(skip=conn, computer_level=level)
         self.broadcast_presence()
         log.info("computer seat room=%s level=%s", self.room_id, level)
         return True
 
     async def _fresh_partie(
-        self, *, first_dealer: int | None = None, skip: Connection | None = None
+        self,
+        *,
+        first_dealer: int | None = None,
+        skip: Connection | None = None,
+        computer_level: ComputerLevel | None = None,
     ) -> None:
         """A new partie in this room (a new match: every socket's log starts again),
-        stored first (the caller holds the lock)."""
+        stored first (the caller holds the lock). `computer_level`: seat 1 goes to the
+        computer, at that level, from this partie on."""
         state = engine.new_partie(seed=self.new_seed(), first_dealer=first_dealer)
-        await self.save(new_match_seed=state.seed)
+        options = self.options()
+        if computer_level is not None:
+            options = {"opponent": "computer", "level": computer_level}
+        await self.save(new_match=state, options=options)
+        if computer_level is not None:  # only once stored: a refused write changes nothing
+            self.opponent = "computer"
+            self.level = computer_level
+            self.computer = self._computer_seat(computer_level)
         self.match += 1
         self.rematch.clear()
         self.change(state, skip=skip)
@@ -498,20 +509,33 @@ class Room:
         self,
         *,
         action: tuple[int, dict[str, Any]] | None = None,
-        new_match_seed: int | None = None,
+        new_match: engine.State | None = None,
+        options: dict[str, Any] | None = None,
+        rematch: list[int] | None = None,
     ) -> None:
         """With a store, write the coming change there (the caller holds the lock, and
-        calls `change` next): a (seat, action) applied, or a new match from a seed. So
-        every change is stored before any socket is told. StoreError: it was not
-        written, and the caller must change nothing (VersionConflict: `let_go`)."""
+        calls `change` next): a (seat, action) applied; a new match (its seed and first
+        dealer, and the room's `options` from then on); or the seats that pressed "Play
+        again". So every change is stored before any socket is told. StoreError: it was
+        not written, and the caller must change nothing (VersionConflict: `let_go`)."""
         if self.store is None:
             return
-        if new_match_seed is not None:
-            await self.store.new_match(self.room_id, self.version + 1, self.match + 1,
-                                       new_match_seed)
+        version = self.version + 1
+        if new_match is not None:
+            await self.store.new_match(self.room_id, version, self.match + 1, new_match.seed,
+                                       first_dealer=new_match.first_dealer, options=options)
+        elif rematch is not None:
+            await self.store.rematch(self.room_id, version, rematch)
         else:
-            assert action is not None, "a change is an action or a new match"
-            await self.store.append(self.room_id, self.version + 1, *action)
+            assert action is not None, "a change is an action, a new match or a rematch"
+            await self.store.append(self.room_id, version, *action)
+
+    def options(self) -> dict[str, Any]:
+        """What the room is made with, as the store keeps it: the opponent, and the
+        computer's level at a computer table."""
+        if self.level is None:
+            return {"opponent": self.opponent}
+        return {"opponent": self.opponent, "level": self.level}
 
     def change(self, state: engine.State, *, skip: Connection | None = None) -> None:
         """Install a new state (the caller holds the lock, and has `save`d it): one version
@@ -567,8 +591,9 @@ class Room:
 
     def stored(self) -> StoredRoom:
         """This room as a new entry for the store (its actions so far: none)."""
-        return StoredRoom(self.room_id, {"opponent": self.opponent}, self.state.seed,
-                          self.match, self.version, [s.token_hash for s in self.seats])
+        return StoredRoom(self.room_id, self.options(), self.state.seed, self.match,
+                          self.version, [s.token_hash for s in self.seats],
+                          first_dealer=self.state.first_dealer, rematch=sorted(self.rematch))
 
 
 class ComputerSeat:
@@ -878,8 +903,9 @@ class RoomRegistry:
         room = self._new_room(room_id, opponent, stored.seat_hashes[0],
                               stored.options.get("level", "basic"))
         room.seats[1].token_hash = stored.seat_hashes[1]
+        room.rematch = set(stored.rematch)
         try:
-            state = engine.new_partie(seed=stored.seed)
+            state = engine.new_partie(seed=stored.seed, first_dealer=stored.first_dealer)
             for seat, action in stored.actions:
                 if room.computer is not None and seat == COMPUTER_SEAT:
                     room.computer.replayed(stored.match, state.deal_number, action)

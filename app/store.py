@@ -5,10 +5,11 @@ it always did: nothing to install. With Redis, every change to a room is written
 before any socket is told (`Room.change`), and a room missing from memory is loaded on
 first use (`RoomRegistry.find`), so a restarted, killed or re-routed room resumes.
 
-What is kept for a room (schema 2, below): the match as its seed and the list of
-(seat, action) applied since (the engine replays them exactly), the version, the match
-number, each seat's token as a SHA-256 digest (never the token itself), and the room's
-options (opponent, and whatever else the room is made with). All of it expires with
+What is kept for a room (schema 3, below): the match as its seed, its first dealer if
+one was set (a rematch: the other seat deals first) and the list of (seat, action)
+applied since (the engine replays them exactly), the version, the match number, each
+seat's token as a SHA-256 digest (never the token itself), the room's options (the
+opponent, and the computer's level), and which seats pressed "Play again". All of it expires with
 the room: a room closed for idleness is deleted, and the keys carry a time to live that
 the owning process refreshes while the room is in its memory.
 
@@ -30,14 +31,20 @@ import secrets
 import socket
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, get_args
+
+from app.protocol import ComputerLevel
 
 log = logging.getLogger("piquet.store")
 
-SCHEMA = 2
+SCHEMA = 3
 # Schema 1 (the first one written): the opponent in a field of its own, no options.
 # Schema 2: `options`, a JSON object holding the opponent and any other option a room is
-# made with (the computer's level, for one). `_upgrade` reads every older schema.
+# made with (the computer's level, for one).
+# Schema 3 (issue 17's rooms): `first_dealer` ("" or a seat: a rematch's partie skips the
+# cut), `rematch` (a JSON list of the seats that pressed "Play again"), and `options`
+# rewritten when a waiting friend's seat goes to the computer. `_upgrade` reads every
+# older schema.
 
 
 def hash_token(token: str) -> str:
@@ -77,6 +84,8 @@ class StoredRoom:
     seat_hashes: list[str | None]  # per seat: its token's digest, or None (not taken)
     actions: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     owner: str = ""
+    first_dealer: int | None = None  # the match's first dealer, if not chosen by a cut
+    rematch: list[int] = field(default_factory=list)  # seats that pressed "Play again"
 
 
 HandOver = Callable[[str], Awaitable[None]]
@@ -91,7 +100,11 @@ class RoomStore(Protocol):
     async def append(
         self, room_id: str, version: int, seat: int, action: dict[str, Any]
     ) -> None: ...
-    async def new_match(self, room_id: str, version: int, match: int, seed: int) -> None: ...
+    async def new_match(
+        self, room_id: str, version: int, match: int, seed: int, *,
+        first_dealer: int | None = None, options: dict[str, Any] | None = None,
+    ) -> None: ...
+    async def rematch(self, room_id: str, version: int, seats: list[int]) -> None: ...
     async def claim_seat(self, room_id: str, seat: int, token_hash: str) -> bool: ...
     async def load(self, room_id: str) -> StoredRoom | None: ...
     async def own(self, room_id: str) -> int: ...
@@ -137,10 +150,21 @@ class MemoryStore:
         stored.actions.append(decode_action(encode_action(seat, action)))
         stored.version = version
 
-    async def new_match(self, room_id: str, version: int, match: int, seed: int) -> None:
+    async def new_match(
+        self, room_id: str, version: int, match: int, seed: int, *,
+        first_dealer: int | None = None, options: dict[str, Any] | None = None,
+    ) -> None:
         stored = self._at(room_id, version)
         stored.actions.clear()
         stored.seed, stored.match, stored.version = seed, match, version
+        stored.first_dealer = first_dealer
+        stored.rematch = []
+        if options is not None:
+            stored.options = dict(options)
+
+    async def rematch(self, room_id: str, version: int, seats: list[int]) -> None:
+        stored = self._at(room_id, version)
+        stored.rematch, stored.version = list(seats), version
 
     async def claim_seat(self, room_id: str, seat: int, token_hash: str) -> bool:
         stored = self.rooms.get(room_id)
@@ -174,7 +198,8 @@ class MemoryStore:
 
 def _copy(room: StoredRoom) -> StoredRoom:
     return StoredRoom(room.room_id, dict(room.options), room.seed, room.match, room.version,
-                      list(room.seat_hashes), list(room.actions), room.owner)
+                      list(room.seat_hashes), list(room.actions), room.owner,
+                      room.first_dealer, list(room.rematch))
 
 
 # --- Redis ---------------------------------------------------------------------------
@@ -189,7 +214,9 @@ redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return 1
 """
 
-# ARGV: version (the one this write makes), ttl ms, kind, then the kind's values.
+# ARGV: version (the one this write makes), ttl ms, kind, then the kind's values:
+# 'action': the action; 'match' (a new match: its actions start afresh) and 'fields'
+# (a change with no action, "Play again"): field, value pairs for the room's hash.
 SAVE = """
 local stored = redis.call('HGET', KEYS[1], 'version')
 if not stored then return -1 end
@@ -199,8 +226,8 @@ if ARGV[3] == 'action' then
   redis.call('RPUSH', KEYS[2], ARGV[4])
   redis.call('PEXPIRE', KEYS[2], ARGV[2])
 else
-  redis.call('DEL', KEYS[2])
-  redis.call('HSET', KEYS[1], 'seed', ARGV[4], 'match', ARGV[5])
+  if ARGV[3] == 'match' then redis.call('DEL', KEYS[2]) end
+  redis.call('HSET', KEYS[1], unpack(ARGV, 4))
 end
 redis.call('HSET', KEYS[1], 'version', ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
@@ -299,8 +326,10 @@ class RedisStore:
     async def create(self, room: StoredRoom) -> None:
         fields: dict[str, str] = {
             "schema": str(SCHEMA),
-            "options": json.dumps(room.options, separators=(",", ":")),
+            "options": _json(room.options),
             "seed": str(room.seed),
+            "first_dealer": _seat_text(room.first_dealer),
+            "rematch": _json(room.rematch),
             "match": str(room.match),
             "version": str(room.version),
             "owner": self.owner,
@@ -329,8 +358,18 @@ class RedisStore:
     async def append(self, room_id: str, version: int, seat: int, action: dict[str, Any]) -> None:
         await self._write(room_id, version, "action", encode_action(seat, action))
 
-    async def new_match(self, room_id: str, version: int, match: int, seed: int) -> None:
-        await self._write(room_id, version, "match", seed, match)
+    async def new_match(
+        self, room_id: str, version: int, match: int, seed: int, *,
+        first_dealer: int | None = None, options: dict[str, Any] | None = None,
+    ) -> None:
+        pairs: list[str | int] = ["seed", seed, "match", match,
+                                  "first_dealer", _seat_text(first_dealer), "rematch", "[]"]
+        if options is not None:
+            pairs += ["options", _json(options)]
+        await self._write(room_id, version, "match", *pairs)
+
+    async def rematch(self, room_id: str, version: int, seats: list[int]) -> None:
+        await self._write(room_id, version, "fields", "rematch", _json(seats))
 
     async def claim_seat(self, room_id: str, seat: int, token_hash: str) -> bool:
         answer = await self._call(
@@ -393,17 +432,37 @@ class RedisStore:
         await self.redis.aclose(close_connection_pool=True)
 
 
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+def _seat_text(seat: int | None) -> str:
+    return "" if seat is None else str(seat)
+
+
 def _upgrade(room_id: str, fields: dict[str, str], actions: list[bytes]) -> StoredRoom:
     """A stored room, of any schema so far, as the current schema."""
     schema = int(fields["schema"])
+    first_dealer: int | None = None
+    rematch: list[int] = []
     if schema == 1:
         options: dict[str, Any] = {"opponent": fields["opponent"]}
-    elif schema == SCHEMA:
+    elif schema in (2, 3):
         options = json.loads(fields["options"])
     else:
         raise ValueError(f"unknown schema {schema}")
+    if schema >= 3:
+        if fields.get("first_dealer"):
+            first_dealer = int(fields["first_dealer"])
+        rematch = [int(seat) for seat in json.loads(fields.get("rematch") or "[]")]
     if options.get("opponent") not in ("computer", "friend"):
         raise ValueError(f"unknown opponent {options.get('opponent')!r}")
+    if options["opponent"] == "computer":
+        options.setdefault("level", "basic")  # before schema 3: the one level there was
+    if options.get("level", "basic") not in get_args(ComputerLevel):
+        raise ValueError(f"unknown computer level {options.get('level')!r}")
+    if first_dealer not in (None, 0, 1) or not set(rematch) <= {0, 1}:
+        raise ValueError(f"bad first dealer {first_dealer!r} or rematch {rematch!r}")
     return StoredRoom(
         room_id=room_id,
         options=options,
@@ -413,6 +472,8 @@ def _upgrade(room_id: str, fields: dict[str, str], actions: list[bytes]) -> Stor
         seat_hashes=[fields.get("seat0"), fields.get("seat1")],
         actions=[decode_action(a) for a in actions],
         owner=fields.get("owner", ""),
+        first_dealer=first_dealer,
+        rematch=rematch,
     )
 
 
