@@ -21,6 +21,7 @@ from tablekit import (
     make_client,
     new_room,
     pick,
+    play_computer_partie,
     play_friend_partie,
     room_of,
 )
@@ -102,6 +103,34 @@ def test_a_room_is_kept_as_its_seed_actions_version_seats_and_options(store: Roo
         assert loaded.actions == [(0, {"type": "choose_dealer", "deal": True}),
                                   (1, {"type": "discard", "cards": ["7H"]})]
         assert await store.load("no-such-room") is None
+        await store.close()
+
+    run(scenario())
+
+
+def test_play_again_a_rematch_s_first_dealer_and_new_options_are_kept(
+    store: RoomStore,
+) -> None:
+    """Issue 17's changes: a "Play again" press (a change with no action), a new match
+    whose first dealer is set (no cut), and a seat given to the computer (new options)."""
+    async def scenario() -> None:
+        await store.create(a_room())
+        await store.rematch("room-a", 2, [1])
+        loaded = await store.load("room-a")
+        assert loaded is not None and (loaded.version, loaded.rematch) == (2, [1])
+        with pytest.raises(VersionConflict):
+            await store.rematch("room-a", 2, [0, 1])
+        await store.new_match("room-a", 3, 2, 555, first_dealer=0)
+        loaded = await store.load("room-a")
+        assert loaded is not None
+        assert (loaded.seed, loaded.match, loaded.first_dealer, loaded.rematch) == (
+            555, 2, 0, [])
+        assert loaded.options == {"opponent": "friend"}  # kept when not given
+        await store.new_match("room-a", 4, 3, 556,
+                              options={"opponent": "computer", "level": "basic"})
+        loaded = await store.load("room-a")
+        assert loaded is not None and loaded.first_dealer is None
+        assert loaded.options == {"opponent": "computer", "level": "basic"}
         await store.close()
 
     run(scenario())
@@ -239,15 +268,16 @@ def test_a_process_holding_an_old_copy_cannot_apply_an_action(
         on_a.connect()  # A loads the room and owns it now
         action = pick(on_a.view, random.Random(1))
         on_a.act(action)
-        assert on_a.expect("state")["version"] == 2  # A applied and stored it
-        assert room_of(b, room_id).version == 1  # B's copy is behind
-        on_b.act(action, version=1)
+        joined = first["version"]  # the friend's arrival made the cut: one change
+        assert on_a.expect("state")["version"] == joined + 1  # A applied and stored it
+        assert room_of(b, room_id).version == joined  # B's copy is behind
+        on_b.act(action, version=joined)
         code, reason = on_b.expect_closed()
         assert code == 1012 and "reconnect" in reason
         stored = redis_server.client().lrange(actions_key(room_id), 0, -1)
         assert len(stored) == 1  # applied once
         again = SeatSocket(b, room_id, tokens[mover]).connect()  # B loads it afresh
-        assert again["version"] == 2
+        assert again["version"] == joined + 1
     finally:
         for gen in (gen_a, gen_b):
             gen.close()
@@ -360,7 +390,7 @@ def test_a_process_that_never_saw_a_room_serves_it_as_it_was(
         with pytest.raises(Stop):
             play_friend_partie(*seats, rng, between=stop_at(40))
         before = [s.state for s in seats]
-        assert before[0]["version"] == 41
+        assert before[0]["version"] == 42  # the cut made on joining, then 40 actions
         b = next(gen_b)
         after = [SeatSocket(b, room_id, t).connect() for t in tokens]
         for was, now in zip(before, after, strict=True):
@@ -378,14 +408,110 @@ def test_a_process_that_never_saw_a_room_serves_it_as_it_was(
         gen_b.close()
 
 
-def test_a_room_stored_by_the_previous_schema_loads(
+def test_a_seat_given_to_the_computer_survives_a_restart(
     templates_dir: Path, redis_server: Redis
 ) -> None:
+    """A friend who never came: the maker gives the seat to the computer, and they play
+    a while. The process is replaced: the new one serves a computer table (same level,
+    same hands and version), the computer plays on, and the link finds no free seat."""
+    redis_server.client().flushall()
+    gen_a, gen_b = two_apps(templates_dir, redis_server)
+    a = next(gen_a)
+    try:
+        made = new_room(a, "friend")
+        room_id = made["room_id"]
+        maker = SeatSocket(a, room_id, made["token"])
+        maker.connect()
+        maker.send({"type": "computer_seat", "version": maker.version,
+                    "id": maker.next_id(), "level": "basic"})
+        assert maker.expect("state")["room"]["opponent"] == "computer"
+        play_computer_partie(maker, random.Random(4), until=lambda v: v["phase"] == "play")
+        was = room_of(a, room_id)
+        gen_a.close()  # the process goes (its computer stops where it was)
+        assert was.computer is not None
+        b = next(gen_b)
+        again = SeatSocket(b, room_id, made["token"])
+        now = again.connect()
+        room = room_of(b, room_id)
+        assert now["version"] == was.version and now["room"]["opponent"] == "computer"
+        assert room.opponent == "computer" and room.options() == was.options()
+        assert room.computer is not None and room.computer.level == was.computer.level
+        for seat in (0, 1):
+            assert engine.view(room.state, seat) == engine.view(was.state, seat)
+        assert b.post(f"/api/rooms/{room_id}/join").status_code == 409
+        # The computer resumes: the partie goes on into the next deal.
+        play_computer_partie(again, random.Random(5), until=lambda v: v["deal_number"] >= 2)
+    finally:
+        gen_a.close()
+        gen_b.close()
+
+
+def test_play_again_at_a_friend_s_table_survives_restarts(
+    templates_dir: Path, redis_server: Redis
+) -> None:
+    """A friend's partie ends and one seat presses "Play again"; the process is replaced.
+    The press is still there (the other seat sees it, the first may not press twice);
+    the other's press starts the rematch, the other seat dealing first (no cut); and a
+    process that loads the rematch mid-deal rebuilds that same deal."""
+    redis_server.client().flushall()
+    gen_a, gen_b = two_apps(templates_dir, redis_server)
+    gen_c = make_client(templates_dir, redis_url=redis_server.url, policy=first_legal)
+    a = next(gen_a)
+    try:
+        made = new_room(a, "friend")
+        room_id = made["room_id"]
+        tokens = (made["token"], join(a, room_id)["token"])
+        seats = [SeatSocket(a, room_id, t) for t in tokens]
+        for s in seats:
+            s.connect()
+        play_friend_partie(*seats, random.Random(6))
+        first_dealer = room_of(a, room_id).state.first_dealer
+        assert first_dealer is not None
+        seats[0].send({"type": "new_match", "version": seats[0].version, "id": "again"})
+        assert seats[0].expect("state")["room"]["rematch"] == [0]
+        pressed = seats[0].version
+        gen_a.close()
+        b = next(gen_b)
+        seats = [SeatSocket(b, room_id, t) for t in tokens]
+        for s in seats:
+            now = s.connect()
+            assert now["version"] == pressed and now["room"]["rematch"] == [0]
+            assert now["view"]["phase"] == "partie_over" and now["room"]["can_new_match"]
+        seats[0].expect("presence")  # the other seat came back
+        seats[0].send({"type": "new_match", "version": pressed, "id": "again2"})
+        seats[0].refused("not_allowed")  # its press was kept: not twice
+        seats[1].send({"type": "new_match", "version": pressed, "id": "again"})
+        fresh = seats[1].expect("state")
+        assert fresh["room"]["rematch"] == [] and fresh["view"]["deal_number"] == 1
+        assert fresh["view"]["dealer"] == 1 - first_dealer
+        seats[0].expect("state")
+        with pytest.raises(Stop):
+            play_friend_partie(*seats, random.Random(7), between=stop_at(10))
+        was = room_of(b, room_id)
+        gen_b.close()
+        c = next(gen_c)
+        after = [SeatSocket(c, room_id, t).connect() for t in tokens]
+        room = room_of(c, room_id)
+        assert room.version == was.version and room.match == was.match
+        assert room.state.first_dealer == 1 - first_dealer
+        for seat in (0, 1):
+            assert engine.view(room.state, seat) == engine.view(was.state, seat)
+            assert after[seat]["view"]["hand"] == engine.view(was.state, seat)["hand"]
+    finally:
+        for gen in (gen_a, gen_b, gen_c):
+            gen.close()
+
+
+@pytest.mark.parametrize("fixture_file", ["room-schema1.json", "room-schema2.json"])
+def test_a_room_stored_by_a_previous_schema_loads(
+    templates_dir: Path, redis_server: Redis, fixture_file: str
+) -> None:
     """tests/app/fixtures/room-schema1.json: a room as schema 1 kept it (the opponent in
-    a field of its own, no options), mid-deal. It loads, and plays on."""
+    a field of its own, no options), mid-deal; room-schema2.json, as schema 2 kept it
+    (options as JSON, no first dealer, no "Play again"). Each loads, and plays on."""
     r = redis_server.client()
     r.flushall()
-    fixture = json.loads((FIXTURES / "room-schema1.json").read_text())
+    fixture = json.loads((FIXTURES / fixture_file).read_text())
     room_id = fixture["room_id"]
     r.hset(room_key(room_id), mapping=fixture["fields"])
     r.rpush(actions_key(room_id), *fixture["actions"])
