@@ -194,7 +194,8 @@ def check_stored(redis: Redis, room_id: str, applied: list[tuple[int, Json]],
     stored = [json.loads(a) for a in r.lrange(actions_key(room_id), 0, -1)]
     assert [(s, a) for s, a in stored] == [(s, {k: v for k, v in a.items() if k != "label"})
                                           for s, a in applied]
-    assert int(r.hget(room_key(room_id), "version")) == 1 + len(applied) == seats[0].version
+    # Version 1: the room made; 2: the friend seated and the cut made; then one an action.
+    assert int(r.hget(room_key(room_id), "version")) == 2 + len(applied) == seats[0].version
     state = engine.new_partie(int(r.hget(room_key(room_id), "seed")))
     for seat, action in stored:
         state = engine.apply(state, seat, action)
