@@ -129,7 +129,8 @@ def test_a_server_process_replaced_mid_deal_and_the_page_carries_on(
     """Rooms kept in Redis, nginx in front (deploy/nginx.conf): a deploy starts a new
     process and stops the old one (SIGTERM) mid-deal. The page, left alone, reconnects
     at once through nginx to the new process, shows the same hand at the same version,
-    and the game goes on, the computer answering."""
+    and the game goes on, the computer answering. A watcher's page (nothing of it is
+    stored) comes back by itself too, and follows the play."""
     watch.allow("console", "WebSocket connection to")
     redis = Redis(tmp_path / "redis").start()
     old = App(tmp_path / "old.log", redis.url).start()
@@ -140,7 +141,12 @@ def test_a_server_process_replaced_mid_deal_and_the_page_carries_on(
         start_table(seat)
         seat.play_until(phase_is("declare", "play"))
         version, hand = seat.version(), seat.hand()
+        watcher = open_seat(base_url=nginx.http)  # a full table: its visitor watches
+        watcher.page.goto(seat.page.url)
+        watcher.wait_ready()
+        assert watcher.attrs()["seat"] == "watch"
         opened = count_sockets(seat)
+        watcher_opened = count_sockets(watcher)
 
         new.start()
         old.terminate()  # the page's socket is closed with 1012
@@ -157,6 +163,12 @@ def test_a_server_process_replaced_mid_deal_and_the_page_carries_on(
         # It carries on: the person plays and the computer answers, through the new one.
         seat.play_until(lambda a: int(a.get("version", "0")) >= version + 6)
         assert new.rooms() == 1
+        # The watcher reconnected by itself (a 1012 too) and sees the play go on.
+        watcher.page.wait_for_function(
+            f"() => {ROOT_JS}.dataset.connection === 'open' && "
+            f"+{ROOT_JS}.dataset.version >= {version + 6}", timeout=15000)
+        assert watcher_opened, "the watcher's page never reconnected"
+        assert watcher.attrs()["seat"] == "watch"
     finally:
         nginx.stop()
         new.kill()
