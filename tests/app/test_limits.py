@@ -16,6 +16,7 @@ import engine
 from app.connection import Connection
 from app.protocol import ActionMessage
 from app.rooms import Room
+from app.store import hash_token
 from engine.computer import choose
 
 
@@ -181,7 +182,7 @@ def test_a_socket_with_frames_queued_when_it_acts_gets_its_state_after_them() ->
         seed = next(s for s in range(1, 1000) if engine.new_partie(seed=s).cut_winner == 0)
         room = Room("r", "friend", clock=time.monotonic, new_seed=lambda: seed, policy=None,
                     computer_delay=0, max_connections_per_seat=4, listeners=[])
-        room.seats[1].token = "friend"
+        room.seats[1].token_hash = hash_token("friend")
         ws = ReadingSocket()
         conn = Connection(ws, "r", 0, queue_size=4, ping_interval=3600)  # type: ignore[arg-type]
         room.attach(conn)

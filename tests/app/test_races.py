@@ -30,6 +30,7 @@ import engine
 from app.connection import PING_TEXT, Connection
 from app.protocol import ActionMessage, NewMatchMessage
 from app.rooms import Room
+from app.store import hash_token
 
 Json = dict[str, Any]
 
@@ -131,7 +132,7 @@ def test_both_seats_act_on_the_same_version() -> None:
 
     async def scenario() -> None:
         room = a_room("friend", seed_where_cut_winner(0))
-        room.seats[1].token = "friend"
+        room.seats[1].token_hash = hash_token("friend")
         (a, a_ws), (b, b_ws) = await seat(room, 0), await seat(room, 1)
         version = room.version
         b_ws.hold()
