@@ -32,6 +32,24 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         stop(proc)
 
 
+@pytest.fixture
+def own_server(tmp_path: Path) -> Iterator[Callable[..., str]]:
+    """own_server(**PIQUET_ env) -> the base URL of a server of the test's own. List it
+    before `open_seat`: it is then stopped after the test's pages are closed. A page whose
+    server stops is told 1012 and reconnects at once, so a server stopped under an open
+    page leaves a refused connection in its console."""
+    procs = []
+
+    def make(**env: str) -> str:
+        proc, base = launch("app", tmp_path / f"server{len(procs)}.log", **env)
+        procs.append(proc)
+        return base
+
+    yield make
+    for proc in procs:
+        stop(proc)
+
+
 @pytest.fixture(scope="session")
 def chromium() -> Iterator[Browser]:
     executable = CHROMIUM if Path(CHROMIUM).exists() else shutil.which("chromium")

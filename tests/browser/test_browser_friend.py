@@ -9,12 +9,11 @@ import random
 import re
 from typing import Any
 
-from browserkit import Seat, axe_problems, launch, play_together, start_table
+from browserkit import Seat, axe_problems, play_together, start_table
 from websockets.sync.client import ClientConnection
 from websockets.sync.client import connect as ws_connect
 
 from engine import CARD_NAMES
-from tests.serverproc import stop
 
 CARD_NAMES_SCRIPT = re.compile(r'<script type="application/json" id="card-names">.*?</script>',
                                re.S)
@@ -270,14 +269,10 @@ class Bot:
                                  "id": f"bot{self.seat}-{self.ids}", "action": action}))
 
 
-def test_play_again_needs_both_and_the_other_seat_deals_first(open_seat, tmp_path) -> None:
+def test_play_again_needs_both_and_the_other_seat_deals_first(own_server, open_seat) -> None:
     # A server of its own, whose per-seat message allowance lets the bots play at speed.
-    proc, server = launch("app", tmp_path / "server.log", PIQUET_RATE_LIMIT_PER_SECOND="1000",
-                          PIQUET_RATE_LIMIT_BURST="1000")
-    try:
-        play_again(open_seat, server)
-    finally:
-        stop(proc)
+    server = own_server(PIQUET_RATE_LIMIT_PER_SECOND="1000", PIQUET_RATE_LIMIT_BURST="1000")
+    play_again(open_seat, server)
 
 
 def play_again(open_seat: Any, server: str) -> None:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from browserkit import Seat, launch, start_table
-
-from tests.serverproc import stop
+from browserkit import Seat, start_table
 
 
 def test_face_up_leftovers_are_drawn_once_in_the_stocks_place(open_seat) -> None:
@@ -126,55 +124,52 @@ def test_the_bonus_toast_hides_nothing(open_seat) -> None:
         assert apart, f"the toast covers {part}: {toast} {box}"
 
 
-def test_the_computers_play_can_be_followed(open_seat, artifacts, tmp_path) -> None:
+def test_the_computers_play_can_be_followed(own_server, open_seat, artifacts) -> None:
     """At the computer's real pace before a lead (PIQUET_COMPUTER_LEAD_DELAY): the cut
     stays with both cards and its winner, in the log too, until the winner chooses; a
     trick the computer wins stays on the table, leaning to it, until its next lead; a
     card played moves in. With prefers-reduced-motion, nothing moves."""
-    proc, base = launch("app", tmp_path / "paced.log", PIQUET_COMPUTER_LEAD_DELAY="1.5")
-    try:
-        seat = open_seat(base_url=base)
-        start_table(seat)
-        page = seat.page
-        assert seat.attrs()["phase"] == "cut"
-        assert page.locator("#middle [data-area=cut] [data-card]").count() == 2
-        assert "the cut" in page.locator("#middle .cut-result").inner_text()
-        page.screenshot(path=str(artifacts / "cut.png"))
-        assert sum("Cuts the" in line for line in seat.log_lines()) >= 2  # in the log
-        caught = False
+    base = own_server(PIQUET_COMPUTER_LEAD_DELAY="1.5")
+    seat = open_seat(base_url=base)
+    start_table(seat)
+    page = seat.page
+    assert seat.attrs()["phase"] == "cut"
+    assert page.locator("#middle [data-area=cut] [data-card]").count() == 2
+    assert "the cut" in page.locator("#middle .cut-result").inner_text()
+    page.screenshot(path=str(artifacts / "cut.png"))
+    assert sum("Cuts the" in line for line in seat.log_lines()) >= 2  # in the log
+    caught = False
 
-        def look(s: Seat) -> None:
-            nonlocal caught
-            view = s.view_at(s.version())
-            if caught or not view or view["phase"] != "play" or view["trick"]:
-                return
-            if not view["tricks"] or view["tricks"][-1]["winner"] == view["seat"]:
-                return
-            trick = page.locator("#middle .trick")
-            assert "finished" in (trick.get_attribute("class") or "")
-            assert "won-theirs" in (trick.get_attribute("class") or "")
-            assert page.locator(".trick-caption").inner_text().endswith("Computer won the trick")
-            moving = page.eval_on_selector_all(
-                "#middle .played", "els => els.map(e => getComputedStyle(e).animationName)")
-            assert any(name.startswith("from-") for name in moving), moving
-            page.evaluate("Promise.all(document.getAnimations().map(a => a.finished))")
-            page.screenshot(path=str(artifacts / "trick-won-by-computer.png"))
-            caught = True
+    def look(s: Seat) -> None:
+        nonlocal caught
+        view = s.view_at(s.version())
+        if caught or not view or view["phase"] != "play" or view["trick"]:
+            return
+        if not view["tricks"] or view["tricks"][-1]["winner"] == view["seat"]:
+            return
+        trick = page.locator("#middle .trick")
+        assert "finished" in (trick.get_attribute("class") or "")
+        assert "won-theirs" in (trick.get_attribute("class") or "")
+        assert page.locator(".trick-caption").inner_text().endswith("Computer won the trick")
+        moving = page.eval_on_selector_all(
+            "#middle .played", "els => els.map(e => getComputedStyle(e).animationName)")
+        assert any(name.startswith("from-") for name in moving), moving
+        page.evaluate("Promise.all(document.getAnimations().map(a => a.finished))")
+        page.screenshot(path=str(artifacts / "trick-won-by-computer.png"))
+        caught = True
 
-        seat.on_poll = look
-        seat.play_until(lambda a: caught or a.get("phase") == "deal_over", timeout_s=200)
-        assert caught, "the computer won no trick that the page showed"
+    seat.on_poll = look
+    seat.play_until(lambda a: caught or a.get("phase") == "deal_over", timeout_s=200)
+    assert caught, "the computer won no trick that the page showed"
 
-        calm = open_seat(base_url=base, reduced_motion="reduce")
-        start_table(calm)
-        calm.play_until(lambda a: a.get("phase") == "play"
-                        and calm.page.locator("#middle .played[class*=arrive]").count() > 0)
-        names = calm.page.eval_on_selector_all(
-            "#middle .played, #middle .trick-cards",
-            "els => els.map(e => getComputedStyle(e).animationName)")
-        assert set(names) == {"none"}, names
-    finally:
-        stop(proc)
+    calm = open_seat(base_url=base, reduced_motion="reduce")
+    start_table(calm)
+    calm.play_until(lambda a: a.get("phase") == "play"
+                    and calm.page.locator("#middle .played[class*=arrive]").count() > 0)
+    names = calm.page.eval_on_selector_all(
+        "#middle .played, #middle .trick-cards",
+        "els => els.map(e => getComputedStyle(e).animationName)")
+    assert set(names) == {"none"}, names
 
 
 def test_on_a_phone_what_to_do_now_is_in_view_without_scrolling(open_seat, artifacts) -> None:
