@@ -446,6 +446,27 @@ def test_a_seat_given_to_the_computer_survives_a_restart(
         gen_b.close()
 
 
+def test_a_computer_table_keeps_its_level(templates_dir: Path, redis_server: Redis) -> None:
+    """A table made against the good computer is still against the good computer when
+    another process loads it."""
+    redis_server.client().flushall()
+    gen_a, gen_b = two_apps(templates_dir, redis_server)
+    a = next(gen_a)
+    try:
+        response = a.post("/api/rooms", json={"opponent": "computer", "level": "good"})
+        assert response.status_code == 201, response.text
+        room_id = response.json()["room_id"]
+        b = next(gen_b)
+        state = SeatSocket(b, room_id, response.json()["token"]).connect()
+        assert state["room"]["level"] == "good"
+        room = room_of(b, room_id)
+        assert room.level == "good" and room.computer is not None
+        assert room.computer.level == "good"
+    finally:
+        gen_a.close()
+        gen_b.close()
+
+
 def test_play_again_at_a_friend_s_table_survives_restarts(
     templates_dir: Path, redis_server: Redis
 ) -> None:
