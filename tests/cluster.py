@@ -86,8 +86,11 @@ class Nginx:
 
     def config(self) -> str:
         text = NGINX_CONF.read_text()
-        servers = "".join(f"        server {HOST}:{p} max_fails=1 fail_timeout=5s;\n"
-                          for p in self.app_ports)
+        # The shipped server lines, with loopback ports for Docker's names; `resolve`
+        # (Docker's DNS, nginx >= 1.27.3) goes: Debian's nginx is older.
+        params = re.search(r"        server app\d+:8000 resolve ([^\n]*)\n", text)
+        assert params is not None, "deploy/nginx.conf: the upstream's server lines moved"
+        servers = "".join(f"        server {HOST}:{p} {params[1]}\n" for p in self.app_ports)
         text, n = re.subn(r"(        server app\d+:8000[^\n]*\n)+", servers, text)
         assert n == 1, "deploy/nginx.conf: the upstream's server lines moved"
         text, n = re.subn(r"listen 80;", f"listen {HOST}:{self.port};", text)

@@ -350,3 +350,49 @@ def test_nginx_limits_the_rooms_one_address_makes(tmp_path: Path) -> None:
         assert cluster.apps[0].rooms() == codes.count(201)
     finally:
         cluster.stop()
+
+
+def test_a_deploy_lets_both_seats_back_at_once_through_nginx(tmp_path: Path) -> None:
+    """A deploy as a service manager does it: nginx lists the new process before it is up
+    (requests meanwhile find it refusing and go to the old one), then the new one starts
+    and the old one stops (SIGTERM, 1012). Each seat's page tries once at once: both
+    tries reach the new process. (nginx counting a process as down for a while after a
+    refused connection, and a socket to a process that came back keeping it so, answered
+    these tries 502 "no live upstreams", and the page backed off for seconds.)"""
+    redis = Redis(tmp_path / "redis").start()
+    old = App(tmp_path / "old.log", redis.url).start()
+    new = App(tmp_path / "new.log", redis.url)
+    nginx = Nginx(tmp_path / "nginx", [old.port, new.port]).start()
+
+    async def scenario() -> None:
+        for _ in range(20):  # requests naming no room: about half of them try `new` first
+            assert httpx.get(f"{nginx.http}/", trust_env=False, timeout=10).status_code == 200
+        made = httpx.post(f"{nginx.http}/api/rooms", json={"opponent": "friend"},
+                          trust_env=False, timeout=10).json()
+        room_id = made["room_id"]
+        joined = httpx.post(f"{nginx.http}/api/rooms/{room_id}/join", trust_env=False,
+                            timeout=10).json()
+        new.start()
+        assert old.terminate() in (0, -15)
+        seats = [Seat(nginx.ws, room_id, made["token"]), Seat(nginx.ws, room_id,
+                                                               joined["token"])]
+        for seat in seats:  # one try each, no retry, the second while the first is open
+            seat.ws = await connect(seat.url, additional_headers={"Cookie": seat.cookie},
+                                    proxy=None, open_timeout=10)
+            await seat.expect_state()
+        assert [s.version for s in seats] == [2, 2]
+        assert new.rooms() == 1
+        for seat in seats:
+            await seat.close()
+
+    try:
+        asyncio.run(scenario())
+    except BaseException:
+        print(old.log()[-3000:], new.log()[-3000:],
+              (tmp_path / "nginx" / "nginx.log").read_text()[-3000:], sep="\n---\n")
+        raise
+    finally:
+        nginx.stop()
+        new.kill()
+        old.kill()
+        redis.stop()

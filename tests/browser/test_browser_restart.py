@@ -152,7 +152,8 @@ def test_a_server_process_replaced_mid_deal_and_the_page_carries_on(
         old.terminate()  # the page's socket is closed with 1012
         deadline = seat.page.evaluate("Date.now()") + 15000
         while not opened or seat.attrs()["connection"] != "open":
-            assert seat.page.evaluate("Date.now()") < deadline, seat.attrs()
+            assert seat.page.evaluate("Date.now()") < deadline, (
+                seat.attrs(), opened, (tmp_path / "nginx" / "nginx.log").read_text()[-3000:])
             seat.page.wait_for_timeout(50)
         assert seat.version() >= version
         if seat.version() == version:
