@@ -10,7 +10,8 @@ import time
 from collections.abc import AsyncIterator
 from concurrent.futures import ProcessPoolExecutor
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from starlette.types import Receive, Scope, Send
@@ -21,9 +22,28 @@ from app.rooms import Clock, Policy, RoomRegistry, SeedSource, random_seed
 from app.runtime import LoopMonitor, collect_on_a_clock, settle_collector
 from app.security import ClientLimits, Guard
 from app.settings import Settings
-from app.store import RoomStore, make_store
+from app.store import RoomStore, StoreError, make_store
 
 log = logging.getLogger("piquet")
+
+STORE_DOWN = ("The tables' store is not answering just now; nothing was made or changed. "
+              "Please try again in a moment.")
+
+
+async def store_failed(request: Request, exc: Exception) -> Response:
+    """The store (Redis) did not answer while a request made, loaded or seated at a room:
+    503 with a clear message and a Retry-After, not a 500. The lobby's form and the
+    table page get a page; the API and the page script's seat claim get JSON (the
+    script tries again by itself)."""
+    log.error("store failed on %s %s: %s", request.method, request.url.path, exc)
+    headers = {"Retry-After": "5"}
+    page = request.method in ("GET", "HEAD") or request.url.path == "/rooms"
+    if page and not request.url.path.startswith("/api/"):
+        response = pages.message_page(request, 503, "Tables out of reach", STORE_DOWN,
+                                      action_label="Back to the lobby")
+        response.headers.update(headers)
+        return response
+    return JSONResponse({"detail": STORE_DOWN}, 503, headers=headers)
 
 
 class TableApp(FastAPI):
@@ -115,6 +135,7 @@ def create_app(
     app.state.templates = Jinja2Templates(directory=settings.templates_dir)
     app.include_router(pages.router)
     app.include_router(api.router)
+    app.add_exception_handler(StoreError, store_failed)
     app.router.routes.append(ws.ROUTE)
     # check_dir=False: the app starts even before static/ has files (tests, fresh clones).
     app.mount("/static", StaticFiles(directory=settings.static_dir, check_dir=False), "static")

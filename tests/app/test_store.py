@@ -591,3 +591,44 @@ def test_with_redis_down_an_action_is_refused_and_nothing_changes(
     finally:
         gen.close()
         redis.stop()
+
+
+def test_with_redis_down_making_or_opening_a_table_is_a_clear_503(
+    templates_dir: Path, tmp_path: Path
+) -> None:
+    """The store does not answer: a new table (the lobby's form or the API), a table's
+    page and a friend's join are each told so with a 503 and a Retry-After, not a 500;
+    no room is made. Once Redis is back, tables are made again."""
+    redis = Redis(tmp_path / "redis").start()
+    gen = make_client(templates_dir, redis_url=redis.url, policy=first_legal)
+    client = next(gen)
+    try:
+        waiting = new_room(client, "friend")["room_id"]
+        client.app.state.rooms.rooms.clear()  # as if made by another process: it must be loaded
+        redis.stop()
+        rooms = client.app.state.rooms
+        answers = [
+            client.post("/api/rooms", json={"opponent": "computer"}),
+            client.post("/rooms", data={"opponent": "friend"}, follow_redirects=False),
+            client.get(f"/r/{waiting}"),
+            client.post(f"/api/rooms/{waiting}/join"),
+            client.post(f"/r/{waiting}/seat"),
+        ]
+        for answer in answers:
+            assert answer.status_code == 503, (answer.request.url, answer.text)
+            assert answer.headers["retry-after"] == "5"
+            assert "store is not answering" in answer.text
+            assert "nothing was made or changed" in answer.text
+        assert answers[0].json()["detail"].startswith("The tables' store is not answering")
+        assert "text/html" in answers[1].headers["content-type"]  # a page for the form
+        assert "text/html" in answers[2].headers["content-type"]
+        assert answers[3].headers["content-type"] == "application/json"
+        assert len(rooms) == 0
+        assert "piquet_seat_" not in answers[1].headers.get("set-cookie", "")
+
+        redis.start()  # the same port, empty: making tables works again
+        made = new_room(client, "friend")
+        assert len(rooms) == 1 and made["room_id"] != waiting
+    finally:
+        gen.close()
+        redis.stop()
