@@ -396,3 +396,93 @@ def test_a_deploy_lets_both_seats_back_at_once_through_nginx(tmp_path: Path) -> 
         new.kill()
         old.kill()
         redis.stop()
+
+
+def children(pid: int) -> list[int]:
+    """The processes `pid` started (its worker pool), from /proc."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # gone meanwhile
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+@pytest.mark.parametrize("level", ["good", "strong"])
+def test_a_good_or_strong_computer_resumes_after_a_restart(tmp_path: Path, level: str) -> None:
+    """The good and strong levels think in a worker process (the pool, as shipped). At
+    the computer's turn the process that holds the room is restarted (SIGTERM, then a
+    new process on its address, as a deploy does); the person's socket, told 1012,
+    reconnects through nginx to the new process, which loads the room from Redis and
+    thinks in a worker process of its own: the computer's move comes, once, and the deal
+    is played to its end with the computer answering. The store then holds exactly the
+    moves the person saw, and they replay to the person's view."""
+    cluster = Cluster(tmp_path, PIQUET_COMPUTER_WORKERS="1", PIQUET_COMPUTER_DELAY="0.2",
+                      PIQUET_COMPUTER_PACE="0.2", PIQUET_COMPUTER_LEAD_DELAY="0.2",
+                      PIQUET_COMPUTER_EXCHANGE_DELAY="0.2")
+
+    async def scenario() -> None:
+        made = cluster.post("/api/rooms", {"opponent": "computer", "level": level})
+        room_id = made["room_id"]
+        person = Seat(cluster.nginx.ws, room_id, made["token"])
+        await person.connect()
+        assert person.state["room"]["level"] == level
+        rng = random.Random(13)
+        # The person plays until it is the computer's turn, in the play of the tricks.
+        while not (person.view["to_move"] == 1 and person.view["phase"] == "play"):
+            if person.view["legal"] and person.view["to_move"] in (0, None):
+                await person.act(pick(person.view, rng, allow_see=False))
+            await person.expect_state()
+        turn, hand = person.version, person.view["hand"]
+        owner = cluster.owner(room_id)
+        assert owner.proc is not None
+        old_pid = owner.proc.pid
+        assert children(old_pid)  # its worker pool
+
+        assert owner.terminate() in (0, -15)  # at once, though its worker may be thinking
+        assert person.ws is not None
+        with pytest.raises(ConnectionClosed):
+            while True:
+                await asyncio.wait_for(person.ws.recv(), 10)
+        assert person.ws.close_code == 1012
+        await person.close()
+        owner.start()  # the new process, on the same address
+        assert owner.proc.pid != old_pid and not children(owner.proc.pid)  # no pool yet
+        state = await person.connect()
+        assert state["version"] in (turn, turn + 1)  # the move, if made, was stored first
+        if state["version"] == turn:
+            assert state["view"]["hand"] == hand
+            await person.expect_state()  # the computer's move, from the new process
+        assert person.version == turn + 1  # its one move
+        moves = cluster.redis.client().lrange(actions_key(room_id), 0, -1)
+        assert json.loads(moves[-1])[0] == 1  # the computer's
+        assert cluster.owner(room_id) is owner
+        assert children(owner.proc.pid)  # it thought in a worker process of its own
+        while person.view["phase"] == "play":  # the deal to its end, the computer answering
+            if person.view["legal"] and person.view["to_move"] == 0:
+                await person.act(pick(person.view, rng, allow_see=False))
+            await person.expect_state()
+        assert person.view["phase"] in ("deal_over", "partie_over")
+        assert "computer seat failed" not in owner.log()
+
+        r = cluster.redis.client()
+        assert int(r.hget(room_key(room_id), "version")) == person.version
+        replayed = engine.new_partie(int(r.hget(room_key(room_id), "seed")))
+        for seat, action in (json.loads(a) for a in r.lrange(actions_key(room_id), 0, -1)):
+            replayed = engine.apply(replayed, seat, action)
+            cards_accounted_for(replayed)
+        mine = engine.view(replayed, 0)
+        for key in ("hand", "scores", "step", "tricks"):
+            assert person.view[key] == mine[key], key
+        await person.close()
+
+    try:
+        asyncio.run(scenario())
+    except BaseException:
+        print(cluster.logs())
+        raise
+    finally:
+        cluster.stop()
