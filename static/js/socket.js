@@ -14,8 +14,10 @@ const FATAL_CLOSES = {
   4410: { text: "This table has expired: nobody played at it for a long while.", link: NEW_TABLE },
 };
 // 1012: the server is restarting, or the table moved to another server process. With
-// several processes (deploy/), the table is already waiting elsewhere: come back at once,
-// within a short random spread so that a restart's sockets do not all land together.
+// several processes (deploy/), the table is already waiting elsewhere: a socket that was
+// serving the table comes back at once, within a short random spread so that a
+// restart's sockets do not all land together. A 1012 to a try that got nothing (the
+// table could not be loaded: its store is out) waits like any failed try.
 const RESTART_CLOSE = 1012;
 const RESTART_SPREAD_MS = 250;
 const MAX_DELAY_MS = 8000;
@@ -68,9 +70,9 @@ export class TableSocket {
       return;
     }
     this.ws = ws;
+    let served = false; // the table's first message came: the try worked
     ws.addEventListener("open", () => {
       if (ws !== this.ws) return;
-      this.attempt = 0;
       this.wasOpen = true;
       this.touch();
       this.on.status("open");
@@ -78,6 +80,8 @@ export class TableSocket {
     ws.addEventListener("message", (event) => {
       if (ws !== this.ws) return;
       this.touch();
+      served = true;
+      this.attempt = 0;
       let msg;
       try {
         msg = JSON.parse(event.data);
@@ -103,7 +107,7 @@ export class TableSocket {
         return;
       }
       this.on.status("lost");
-      if (event.code === RESTART_CLOSE) {
+      if (event.code === RESTART_CLOSE && served) {
         this.attempt = 0;
         this.scheduleRetry(Math.random() * RESTART_SPREAD_MS);
         return;

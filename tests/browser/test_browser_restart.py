@@ -175,3 +175,31 @@ def test_a_server_process_replaced_mid_deal_and_the_page_carries_on(
         new.kill()
         old.kill()
         redis.stop()
+
+
+def test_with_its_store_down_the_page_waits_longer_between_tries(
+    open_seat, watch, tmp_path: Path
+) -> None:
+    """Redis stops under an open table, and the page's socket drops: every try after is
+    accepted and closed 1012 at once (the table cannot be loaded just now). The page
+    waits longer and longer between tries, as after any failed try: a 1012 means "come
+    back at once" only from a socket that was serving the table (a restart, a hand-over),
+    or every page would ask again about four times a second for as long as Redis is out."""
+    redis = Redis(tmp_path / "redis").start()
+    app = App(tmp_path / "app.log", redis.url).start()
+    try:
+        seat = open_seat(base_url=app.http)
+        start_table(seat)
+        opened = count_sockets(seat)
+        redis.stop()
+        seat.page.evaluate("window.piquetTable.socket.ws.close()")
+        seat.page.wait_for_timeout(4500)
+        # Waits of 0.2-0.4, 0.4-0.8, 0.8-1.6, 1.6-3.2 s: 3 or 4 tries in 4.5 s (fewer on a
+        # slow machine); at once after each 1012, about 35.
+        assert 1 <= len(opened) <= 5, len(opened)
+        assert app.log().count("The table could not be loaded just now") == len(opened)
+        assert seat.attrs()["connection"] in ("open", "lost")  # still trying
+        assert "Reconnecting" in seat.page.locator("#conn-banner").inner_text()
+    finally:
+        app.kill()
+        redis.stop()
