@@ -10,16 +10,19 @@ card played, how many the opponent took, the suits she has shown out of), and:
   chance of filling them from the stock), guarded high cards and long suits for the
   play. It takes the candidate worth most; its draws are sampled with a generator
   seeded from the view.
-- Declaring: as basic (calls everything it holds, answers honestly, asks to see).
-  It does not sink: a rule for when concealment is worth more than the score is
-  still to be written and measured.
+- Declaring: as basic (calls everything it holds, answers honestly, asks to see),
+  except that it sinks a lesser tierce or trio (3 points) that would show a king or
+  queen she may still beat in a short suit, once she has scored or won a category
+  anyway and before the partie's last deal (`_lesser`): narrow on purpose.
 - Play: on lead it runs sure winners (cards no unseen card of their suit can beat),
   longest suit first; when it has none it leads from its longest suit, forcing out
   the master with touching honours, else a low card, keeping guards in short suits.
   Following, it wins as cheaply as it can, and when it cannot it throws from the
   suit where a card is worth least (never a guard of a king or queen, never a card
   that is a winner or a long-suit card). Running its sure winners first is also how
-  it counts towards thirty as elder; it has no separate rule against capot.
+  it counts towards thirty as elder. Against capot: while it has taken no trick, a
+  throw keeps the cards that can still take one (`_capot_throw`: a suit's top card
+  with as many guards as she may hold cards above it), hopeless suits thrown first.
 """
 
 from __future__ import annotations
@@ -170,6 +173,38 @@ def _exchange(view: View, legal: list[Action]) -> Action:
     return {"type": "discard", "cards": cards, "expose": expose}
 
 
+# --------------------------------------------------------------------------- declaring
+
+
+def _lesser(view: View, legal: list[Action]) -> Action:
+    """A lesser call once it has won the category, as basic makes it, except that it
+    sinks a lesser tierce or trio (3 points) when concealing it is worth more: when
+    showing it would place a king or queen she may still beat, in a suit of two or three
+    cards, so she would know where that honour lies and how thin its guard is. Only
+    where the 3 points do nothing else: she has scored or won a category this deal (so they
+    neither block her thirty nor make one of its own), and not in the partie's last deal
+    (where every point's place against the Rubicon counts)."""
+    action = basic.choose(view)
+    if action["type"] != "call" or len(action["cards"]) != 3:
+        return action
+    seat = view["seat"]
+    hers = "younger" if seat == view["elder"] else "elder"
+    she_scores = view["scores"]["deal"][1 - seat] > 0 or any(
+        d["outcome"] == hers for d in view["declarations"])
+    if not she_scores or view["deal_number"] >= view["deals_in_partie"]:
+        return action
+    k = know(view)
+    for code in action["cards"]:
+        c = CARD_OF[code]
+        s = c >> 3
+        if (c & 7) not in (5, 6) or not 2 <= len(_suit(k.hand, s)) <= 3:
+            continue
+        if k.opp_possible & SUIT_MASK[s] & ~((1 << (c + 1)) - 1) and any(
+                e["type"] == "pass" for e in legal):
+            return {"type": "pass"}  # "Done": the lesser calls left are worth 3 at most
+    return action
+
+
 # --------------------------------------------------------------------------- play
 
 
@@ -229,7 +264,32 @@ def _follow(view: View, legal: list[Action]) -> Action:
         if wins:
             return _play(wins[0])
         return _play(mine[0])
+    if view["tricks_won"][k.seat] == 0:
+        return _play(_capot_throw(k))
     return _play(_throw(k))
+
+
+def _capot_throw(k: Knowledge) -> int:
+    """Not following suit while she has won every trick: she might capot it (40, not
+    10), so it keeps the cards that can still take a trick. A suit's top card takes one
+    if it outlasts every card she may hold above it: it needs that many cards under it
+    as guards. It throws first from a suit that cannot (the most short of guards), then
+    the lowest card of the suit with the most cards to spare, and only then a guard."""
+    possible = k.opp_possible
+    best: tuple[tuple[int, int, int, int], int] | None = None
+    for s in range(4):
+        mine = _suit(k.hand, s)
+        if not mine:
+            continue
+        higher = bin(possible & SUIT_MASK[s] & ~((1 << (mine[-1] + 1)) - 1)).count("1")
+        spare = len(mine) - (higher + 1)
+        # hopeless suits first (the furthest from a trick), then the most spare cards;
+        # among guards, the suit whose top needs the most of hers to fall first
+        key = (1 if spare < 0 else 0, -spare if spare < 0 else spare, higher, -(mine[0] & 7))
+        if best is None or key > best[0]:
+            best = (key, mine[0])
+    assert best is not None
+    return best[1]
 
 
 def _throw(k: Knowledge) -> int:
@@ -269,6 +329,8 @@ _BY_STEP: dict[str, Callable[[View, list[Action]], Action]] = {
     "elder_exchange": _exchange,
     "younger_discard": _exchange,
     "younger_exchange": _exchange,
+    "elder_lesser": _lesser,
+    "younger_lesser": _lesser,
     "lead": _lead,
     "follow": _follow,
 }

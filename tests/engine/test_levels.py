@@ -174,3 +174,81 @@ def test_strong_samples_only_hands_that_make_her_calls_and_miss_her_void_suits()
                         checked_voids += 1
             s = engine.apply(s, seat, decide("basic", v, True))
     assert checked_claims > 100 and checked_voids > 10
+
+
+# --------------------------------------------------------------------------- good's rules
+
+
+def _until(s: State, step: str, me: int, name: str) -> State:
+    """Play on (seat `me` at level `name`, the other seat basic) until `me` is to move
+    at `step`."""
+    while not (s.to_move == me and engine.view(s, me)["step"] == step):
+        seat = s.to_move
+        assert seat is not None and s.step is not Step.DEAL_OVER, s.step
+        s = engine.apply(s, seat, decide(name if seat == me else "basic", engine.view(s, seat)))
+    return s
+
+
+def _sink_position(younger: str, stock: str) -> State:
+    """Elder (seat 0) has won the sequences with a quint of hearts and holds a lesser
+    tierce, K Q J of clubs, all its clubs: the king is not a master (the ace is unseen)."""
+    from tests.engine.kit import deal
+    from tests.engine.moves import exchange
+
+    s = deal("AH KH QH JH 10H KC QC JC 7S 8S 9S 10S", younger, stock)
+    s = exchange(s, "10S", "8H")
+    return _until(s, "elder_lesser", 0, "good")
+
+
+def test_good_sinks_a_tierce_that_would_show_a_thin_king_once_she_scores_anyway() -> None:
+    """She holds the better point (seven diamonds): the 3 points of the tierce would
+    neither block her thirty nor make one of its own, and showing it would tell her
+    that the king of clubs lies with only two cards under it. Good sinks it ("Done");
+    basic calls it."""
+    s = _sink_position("AD KD QD 10D 9D 8D 7D AS KS 7C 7H 8H", "JD 9H 9C 8C 10C AC JS QS")
+    v = engine.view(s, 0)
+    assert [d["outcome"] for d in v["declarations"]][:2] == ["younger", "elder"]
+    assert decide("basic", v) == {"type": "call", "category": "sequence",
+                                  "cards": ["KC", "QC", "JC"]}
+    assert decide("good", v) == {"type": "pass"}
+
+
+def test_good_calls_the_same_tierce_while_it_counts_towards_thirty() -> None:
+    """The same clubs when she has won nothing: the 3 points count towards its thirty
+    (and against hers), so good calls them as basic does."""
+    s = _sink_position("AD KD QD 10D AS KS QS 7C 7H 8H 9C 8C", "JD 9H 10C AC JS 9D 8D 7D")
+    v = engine.view(s, 0)
+    assert v["declarations"][0]["outcome"] == "elder"
+    assert decide("good", v) == {"type": "call", "category": "sequence",
+                                 "cards": ["KC", "QC", "JC"]}
+
+
+def test_good_keeps_a_guarded_queen_when_she_might_capot_it() -> None:
+    """Younger (good) is void in hearts and elder runs seven of them: good has taken no
+    trick, and its only chance of one is the queen of spades with both its guards
+    against A K J of spades. It throws its hopeless clubs and spare diamonds and keeps
+    Q 8 7 of spades, so the queen takes the jack: no capot. (Without the rule it threw
+    the eight of spades on the second heart and was capotted: 40 to elder, not 10.)"""
+    from tests.engine.kit import deal, play
+    from tests.engine.moves import exchange
+
+    s = deal("AH KH QH JH 10H 9H 8H AS KS JS AC 7H", "QS 8S 7S 10C 9C 8C 7C KD 10D 9D 8D 10S",
+             "AD 7D KC QC JC QD JD 9S")
+    s = exchange(s, "7H", "10S")
+    leads = ["AH", "KH", "QH", "JH", "10H", "9H", "8H", "AS", "KS", "JS", "AC", "AD"]
+    thrown: list[str] = []
+    while s.step is not Step.DEAL_OVER:
+        seat = s.to_move
+        assert seat is not None
+        v = engine.view(s, seat)
+        if seat == 0 and v["step"] == "lead":
+            s = play(s, 0, leads.pop(0))
+            continue
+        action = decide("good" if seat == 1 else "basic", v)
+        if seat == 1 and action["type"] == "play" and len(thrown) < 7:
+            thrown.append(action["card"])
+        s = engine.apply(s, seat, action)
+    assert "8S" not in thrown and "7S" not in thrown and "QS" not in thrown
+    v = engine.view(s, 1)
+    assert v["tricks_won"] == [11, 1]
+    assert not any(b["kind"] == "capot" for b in v["bonuses"])
