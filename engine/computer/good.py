@@ -11,8 +11,8 @@ card played, how many the opponent took, the suits she has shown out of), and:
   play. It takes the candidate worth most; its draws are sampled with a generator
   seeded from the view.
 - Declaring: as basic (calls everything it holds, answers honestly, asks to see),
-  except that it sinks a lesser tierce or trio (3 points) that would show a king or
-  queen she may still beat in a short suit, once she has scored or won a category
+  except that it sinks a lesser tierce (3 points) that is the whole of its suit,
+  headed by a king or queen she may still beat, once she has scored or won a category
   anyway and before the partie's last deal (`_lesser`): narrow on purpose.
 - Play: on lead it runs sure winners (cards no unseen card of their suit can beat),
   longest suit first; when it has none it leads from its longest suit, forcing out
@@ -178,14 +178,15 @@ def _exchange(view: View, legal: list[Action]) -> Action:
 
 def _lesser(view: View, legal: list[Action]) -> Action:
     """A lesser call once it has won the category, as basic makes it, except that it
-    sinks a lesser tierce or trio (3 points) when concealing it is worth more: when
-    showing it would place a king or queen she may still beat, in a suit of two or three
-    cards, so she would know where that honour lies and how thin its guard is. Only
-    where the 3 points do nothing else: she has scored or won a category this deal (so they
-    neither block her thirty nor make one of its own), and not in the partie's last deal
-    (where every point's place against the Rubicon counts)."""
+    sinks a lesser tierce (3 points) that is the whole of its suit, headed by a king or
+    queen she may still beat: shown, it would tell her where that honour lies and that
+    it has no guard beyond the tierce. Only where the 3 points do nothing else: she has
+    scored or won a category this deal (so they neither block her thirty nor make one
+    of its own), and not in the partie's last deal (where every point's place against
+    the Rubicon counts). Narrow on purpose: against the other levels, which read shown
+    cards, concealment is worth little, and each sinking costs 3."""
     action = basic.choose(view)
-    if action["type"] != "call" or len(action["cards"]) != 3:
+    if action["type"] != "call" or action["category"] != "sequence" or len(action["cards"]) != 3:
         return action
     seat = view["seat"]
     hers = "younger" if seat == view["elder"] else "elder"
@@ -194,14 +195,12 @@ def _lesser(view: View, legal: list[Action]) -> Action:
     if not she_scores or view["deal_number"] >= view["deals_in_partie"]:
         return action
     k = know(view)
-    for code in action["cards"]:
-        c = CARD_OF[code]
-        s = c >> 3
-        if (c & 7) not in (5, 6) or not 2 <= len(_suit(k.hand, s)) <= 3:
-            continue
-        if k.opp_possible & SUIT_MASK[s] & ~((1 << (c + 1)) - 1) and any(
-                e["type"] == "pass" for e in legal):
-            return {"type": "pass"}  # "Done": the lesser calls left are worth 3 at most
+    top = max(CARD_OF[code] for code in action["cards"])
+    s = top >> 3
+    beatable = k.opp_possible & SUIT_MASK[s] & ~((1 << (top + 1)) - 1)
+    if (top & 7) in (5, 6) and len(_suit(k.hand, s)) == 3 and beatable and any(
+            e["type"] == "pass" for e in legal):
+        return {"type": "pass"}  # "Done": the lesser calls left are worth 3 at most
     return action
 
 
