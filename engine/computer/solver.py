@@ -3,7 +3,10 @@
 The objective is what the play is worth to the seat "me" minus what it is worth to
 the other: +1 for every card led, +1 for winning a trick the other led, +1 more for
 the last trick, and at the end 10 for the cards (more than six tricks) or 40 for
-capot. No trumps; a seat must follow suit if it can.
+capot; and, when the deal still allows it, the 30 of a pique: elder reaches 30 with
+the lead that makes it while younger has scored nothing at all (`pique`: which seat
+is elder, and elder's points before the play). No trumps; a seat must follow suit
+if it can.
 
 Hands are 32-bit masks (knowledge.py: `suit * 8 + rank`, a higher bit a higher card
 within a suit's byte). The search is alpha-beta over single cards with:
@@ -53,9 +56,16 @@ def _groups(mine: int, other: int) -> list[int]:
 class Solver:
     """Solve many positions of one deal, sharing a table between calls."""
 
-    def __init__(self) -> None:
+    def __init__(self, pique: tuple[int, int] | None = None) -> None:
+        """`pique`: (elder's seat, elder's points in steps I-IV) when younger has scored
+        nothing and elder is under 30 with every trick so far his; else None. While
+        younger wins no trick, elder has led every trick and scored one a lead, so the
+        lead that brings him to 30 scores the pique; her first trick ends the chance.
+        (Whether it is still alive follows from the hands and t0, so the table's keys
+        stay right.)"""
         self.table: dict[tuple[int, int, int, int], tuple[int, int]] = {}
         self.nodes = 0
+        self.pique = pique
 
     # value: points for seat 0 minus points for seat 1 from here to the end of the deal
     def trick_start(self, h0: int, h1: int, leader: int, t0: int, a: int, b: int) -> int:
@@ -126,6 +136,8 @@ class Solver:
         else:
             order = _cheapest_first(_groups(fh, lh | (1 << led)))
         lead_pt = 1 if leader == 0 else -1
+        if self.pique is not None and self.pique[0] == leader:
+            lead_pt += self._pique(fh, t0)
         best = -INF if follower == 0 else INF
         for c in order:
             wins = c >> 3 == led >> 3 and c > led
@@ -152,6 +164,17 @@ class Solver:
             if a >= b:
                 break
         return best
+
+    def _pique(self, follower_hand: int, t0: int) -> int:
+        """The pique elder (the leader) scores with this lead, signed for seat 0: 30 if
+        he has won every trick so far and this lead is his thirtieth point."""
+        assert self.pique is not None
+        elder, base = self.pique
+        played = 12 - bin(follower_hand).count("1")
+        mine = t0 if elder == 0 else played - t0
+        if mine == played and base + played + 1 == 30:
+            return 30 if elder == 0 else -30
+        return 0
 
     def moves(self, h0: int, h1: int, leader: int, t0: int, led: int | None,
               mover: int) -> dict[int, int]:

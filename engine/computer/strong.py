@@ -12,10 +12,11 @@
   not exchanged yet): declarations are decided between the two sampled hands exactly
   (point, sequences, sets, and repique), the play is estimated from both hands' high
   cards and long suits; it keeps the candidate with the best mean.
-- Partie: in the last deal of the partie, when it is under 100 and behind, it plays
-  for points to cross the Rubicon (a capot is worth more than the cards); when it is
-  ahead with the opponent under 100, for keeping her there (its own tricks count
-  less than hers).
+- Pique: the solver counts elder's pique (30 for the lead that makes his thirtieth
+  point while younger has scored nothing), so as elder it runs its tricks towards
+  thirty and as younger it takes a trick to stop him.
+- Partie: in the last deal of the partie the searched value is what the partie ends
+  with (RULES.md §7): the win, the Rubicon, then the points (`_weights`).
 - Everything random comes from a generator seeded from the view, and the searches
   stop on counts (samples, nodes), not on time: the same view gives the same move.
 """
@@ -32,7 +33,6 @@ from engine.computer.knowledge import (
     CARD_OF,
     CODE_OF,
     PIPS,
-    Knowledge,
     bits,
     know,
     mask,
@@ -79,11 +79,12 @@ def _play(view: View, legal: list[Action]) -> Action:
     trick = view["trick"]
     led = CARD_OF[trick["cards"][0][0]] if trick else None
     leader = 0 if led is None else 1
-    weight = _weights(view, k)
+    weight = _weights(view, n)
+    pique = _pique(view)
     totals = dict.fromkeys(cards, 0.0)
     nodes = 0
     for h in hands:
-        solver = Solver()
+        solver = Solver(pique)
         values = solver.moves(k.hand, h, leader, t0, led, 0)
         for c in cards:
             totals[c] += weight(values[_rep(c, k.hand, h)])
@@ -108,25 +109,49 @@ def _rep(c: int, hand: int, other: int) -> int:
     return best
 
 
-def _weights(view: View, k: Knowledge) -> Callable[[int], float]:
-    """How the searched play value counts for the partie: points, except in the last
-    deal when the Rubicon is at stake."""
+def _pique(view: View) -> tuple[int, int] | None:
+    """The solver's `pique` (solver.py): elder's seat there (0 is this seat) and his
+    points in steps I-IV, while a pique is still possible: younger has scored nothing
+    and is owed no category, and elder is under 30."""
+    seat = view["seat"]
+    elder = view["elder"]
+    deal = view["scores"]["deal"]
+    if deal[1 - elder] or deal[elder] >= 30 or any(
+            d["outcome"] == "younger" for d in view["declarations"]):
+        return None
+    leads = len(view["tricks"]) + (1 if view["trick"] else 0)  # all his, while she has 0
+    return (0 if seat == elder else 1), deal[elder] - leads
+
+
+def partie_score(mine: float, theirs: float) -> float:
+    """What a partie ending at these totals is worth to me (RULES.md §7): the winner
+    scores the difference and 100, or both totals and 100 if the loser is under 100;
+    a tie, nothing (two more deals, or a draw)."""
+    if mine > theirs:
+        return mine - theirs + 100 + (2 * theirs if theirs < 100 else 0)
+    if mine < theirs:
+        return -(theirs - mine + 100 + (2 * mine if mine < 100 else 0))
+    return 0.0
+
+
+def _weights(view: View, cards: int) -> Callable[[int], float]:
+    """How the searched play value counts: its points, except in the partie's last deal,
+    where it is the partie's score the deal ends with: winning the partie, the Rubicon
+    (reaching 100, keeping her under it), then the points. The search gives the
+    difference of the two seats' play points from here; their sum is estimated (a lead
+    point a card, about half the tricks won on her lead, the last trick, the cards)."""
     if view["deal_number"] < view["deals_in_partie"]:
         return float
     seat = view["seat"]
     mine, theirs = view["scores"]["partie"][seat], view["scores"]["partie"][1 - seat]
-    if mine < 100 and mine < theirs:
-        # behind and rubiconed: every point counts more as it nears 100
-        def behind(v: int) -> float:
-            return v + (40.0 if mine + v >= 100 else 0.0)
+    led_already = 1 if view["trick"] else 0  # her lead: in the scores and in the value
+    total = 1.5 * cards + 11 - led_already
 
-        return behind
-    if theirs < 100 < mine + 10:
-        def ahead(v: int) -> float:
-            return v - (40.0 if theirs - v >= 100 else 0.0)
+    def partie(v: int) -> float:
+        d = v + led_already
+        return partie_score(mine + (total + d) / 2, theirs + (total - d) / 2)
 
-        return ahead
-    return float
+    return partie
 
 
 # --------------------------------------------------------------------------- exchange

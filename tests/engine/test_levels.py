@@ -252,3 +252,63 @@ def test_good_keeps_a_guarded_queen_when_she_might_capot_it() -> None:
     v = engine.view(s, 1)
     assert v["tricks_won"] == [11, 1]
     assert not any(b["kind"] == "capot" for b in v["bonuses"])
+
+
+# --------------------------------------------------------------------------- strong's search
+
+
+def test_the_solver_counts_elders_pique() -> None:
+    """Elder (seat 0 here) has 28 points from the declaring and younger none: the lead
+    that follows a trick he wins makes thirty, a pique (+30). Counting only the play's
+    points, leading the jack of spades or the king of clubs is as good as the ace of
+    diamonds; counting the pique, only the ace keeps the lead for it, and it is worth
+    30 more."""
+    from engine.computer.knowledge import CARD_OF
+    from engine.computer.solver import Solver
+
+    def m(text: str) -> int:
+        return sum(1 << CARD_OF[c] for c in text.split())
+
+    elder = m("7S 10S JS 7H 10H KH 8C 10C JC KC 8D AD")
+    younger = m("8S 9S QS AS 9H JH QH AH AC 7D JD KD")
+    plain = Solver().moves(elder, younger, 0, 0, None, 0)
+    pique = Solver((0, 28)).moves(elder, younger, 0, 0, None, 0)
+    ad, js, kc = CARD_OF["AD"], CARD_OF["JS"], CARD_OF["KC"]
+    assert plain[ad] == plain[js] == plain[kc] == max(plain.values())
+    assert pique[ad] == plain[ad] + 30 == max(pique.values())
+    assert pique[js] < pique[ad] and pique[kc] < pique[ad]
+    # younger's side of the same search: the pique counts against her
+    assert Solver((1, 28)).moves(younger, elder, 1, 0, None, 1)[ad] == -pique[ad]
+
+
+def test_strong_sees_a_pique_coming_from_the_view() -> None:
+    """Elder's point of five (5), quint (15) and three kings (3) with younger at nothing:
+    23 before the first lead, so seven leads in a row make a pique; strong, elder, runs
+    its masters first and scores it."""
+    from engine.computer.strong import _pique
+    from tests.engine.kit import deal
+    from tests.engine.moves import exchange
+
+    s = deal("AH KH QH JH 10H AS KS KC 7D 8D 7C 9C", "QS JS 10S 9S 9H 8H 7H AC QC AD KD 10D",
+             "8C QD 8S 7S JC 10C JD 9D")
+    s = exchange(s, "9C", "10D")
+    s = _until(s, "lead", 0, "strong")
+    assert _pique(engine.view(s, 0)) == (0, 23)
+    assert _pique(engine.view(s, 1)) == (1, 23)
+    while s.step is not Step.DEAL_OVER:
+        seat = s.to_move
+        assert seat is not None
+        s = engine.apply(s, seat, decide("strong" if seat == 0 else "basic",
+                                         engine.view(s, seat)))
+    assert {"seat": 0, "kind": "pique", "points": 30} in engine.view(s, 0)["bonuses"]
+
+
+def test_strong_values_the_last_deal_by_what_the_partie_ends_with() -> None:
+    """RULES.md §7's examples, from the winner's side and the loser's."""
+    from engine.computer.strong import partie_score
+
+    assert partie_score(120, 99) == 319 and partie_score(99, 120) == -319
+    assert partie_score(120, 101) == 119
+    assert partie_score(105, 101) == 104
+    assert partie_score(97, 89) == 286
+    assert partie_score(100, 100) == 0
