@@ -20,6 +20,8 @@ within a suit's byte). The search is alpha-beta over single cards with:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 INF = 10_000
 _SUITS = (0, 8, 16, 24)
 
@@ -42,6 +44,9 @@ _GROUPS: list[tuple[int, ...]] = [
     _suit_groups(i >> 8, (i >> 8) | (i & 0xFF)) for i in range(1 << 16)]
 
 
+_ABS: dict[int, tuple[int, ...]] = {}
+
+
 def _groups(mine: int, other: int) -> list[int]:
     """One card per group of touching cards in `mine` (masks of one suit or many),
     highest first within each suit."""
@@ -49,7 +54,11 @@ def _groups(mine: int, other: int) -> list[int]:
     for base in _SUITS:
         a = (mine >> base) & 0xFF
         if a:
-            out.extend(base + r for r in _GROUPS[a << 8 | ((other >> base) & 0xFF)])
+            i = base << 16 | a << 8 | ((other >> base) & 0xFF)
+            cards = _ABS.get(i)
+            if cards is None:
+                cards = _ABS[i] = tuple(base + r for r in _GROUPS[i & 0xFFFF])
+            out += cards
     return out
 
 
@@ -127,12 +136,13 @@ class Solver:
         fh = h1 if follower == 1 else h0
         lh = h0 if leader == 0 else h1
         base = led & 0x18
-        suit = fh & (0xFF << base)
-        if suit:
-            cards = _groups(suit, lh | (1 << led))
-            above = [c for c in cards if c > led]
-            below = [c for c in cards if c < led]
-            order = above[::-1][:1] + below[-1:] + above[::-1][1:] + below[:-1]
+        a_suit = (fh >> base) & 0xFF
+        if a_suit:
+            key = base << 16 | a_suit << 8 | (((lh | (1 << led)) >> base) & 0xFF)
+            follow = _FOLLOW.get(key << 3 | (led & 7))
+            if follow is None:
+                follow = _follow_order(key, led)
+            order: Sequence[int] = follow
         else:
             order = _cheapest_first(_groups(fh, lh | (1 << led)))
         lead_pt = 1 if leader == 0 else -1
@@ -205,6 +215,32 @@ class Solver:
         return out
 
 
+_FOLLOW: dict[int, tuple[int, ...]] = {}
+
+
+def _follow_order(key: int, led: int) -> tuple[int, ...]:
+    """Answers to `led` from one suit (`key`: the suit's base, the follower's cards of
+    it, the other unplayed ones), in the order tried: the cheapest winner, the lowest
+    card, the other winners upwards, the other losers downwards."""
+    base = key >> 16
+    cards = [base + r for r in _GROUPS[key & 0xFFFF]]
+    above = [c for c in cards if c > led]
+    below = [c for c in cards if c < led]
+    order = tuple(above[::-1][:1] + below[-1:] + above[::-1][1:] + below[:-1])
+    _FOLLOW[key << 3 | (led & 7)] = order
+    return order
+
+
+def _lead_parts(i: int) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    g = _GROUPS[i & 0xFFFF]
+    base = i >> 16
+    return (base + g[0],), ((base + g[-1],) if len(g) > 1 else ()), tuple(
+        base + r for r in g[1:-1])
+
+
+_LEAD_PARTS: dict[int, tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = {}
+
+
 def _lead_order(mine: int, other: int) -> list[int]:
     """Leads to try: each suit's top group first, then each suit's lowest, then the rest."""
     tops: list[int] = []
@@ -213,11 +249,13 @@ def _lead_order(mine: int, other: int) -> list[int]:
     for base in _SUITS:
         a = (mine >> base) & 0xFF
         if a:
-            g = _GROUPS[a << 8 | ((other >> base) & 0xFF)]
-            tops.append(base + g[0])
-            if len(g) > 1:
-                lows.append(base + g[-1])
-                middles.extend(base + r for r in g[1:-1])
+            i = base << 16 | a << 8 | ((other >> base) & 0xFF)
+            parts = _LEAD_PARTS.get(i)
+            if parts is None:
+                parts = _LEAD_PARTS[i] = _lead_parts(i)
+            tops += parts[0]
+            lows += parts[1]
+            middles += parts[2]
     return tops + lows + middles
 
 
