@@ -57,6 +57,18 @@ class Claim:
 
 
 @dataclass
+class Ceiling:
+    """What she told of a category, read as an honest player's words: her best
+    combination there (at the declaring) is at most `key` (`strict`: below it). `key`
+    is as far as it was told: (length, pips) for a point, (length, top) for a
+    sequence, (count, rank) for a set; a shorter key compares on what was told."""
+
+    category: str
+    key: tuple[int, ...]
+    strict: bool
+
+
+@dataclass
 class Knowledge:
     """One seat's knowledge of the deal (cards as ints, see the module docstring)."""
 
@@ -75,6 +87,7 @@ class Knowledge:
     voids: set[int] = field(default_factory=set)  # suits she cannot hold now
     claims: list[Claim] = field(default_factory=list)
     denied: set[str] = field(default_factory=set)  # categories she said "good" to my call
+    ceilings: list[Ceiling] = field(default_factory=list)  # likely, not certain (she may sink)
 
     @property
     def opp_possible(self) -> int:
@@ -140,7 +153,7 @@ def know(view: View) -> Knowledge:
     claims, denied = _claims(view, opp, i_am_elder)
     return Knowledge(seat, opp, i_am_elder, hand, played, opp_played, opp_known, opp_maybe,
                      unknown, view["opponent_hand_count"], opp_took, max(stock_unknown, 0),
-                     voids, claims, denied)
+                     voids, claims, denied, _ceilings(view, i_am_elder))
 
 
 _RANK_INDEX = {"7": 0, "8": 1, "9": 2, "10": 3, "J": 4, "Q": 5, "K": 6, "A": 7}
@@ -169,6 +182,71 @@ def _claims(view: View, opp: int, i_am_elder: bool) -> tuple[list[Claim], set[st
             claims.append(Claim(cat, told["length"], pips=told.get("pips"),
                                 top=None if top is None else _RANK_INDEX[top]))
     return claims, denied
+
+
+def _told_key(category: str, told: dict[str, Any]) -> tuple[int, ...]:
+    if category == "set":
+        return (told["count"], _RANK_INDEX[told["rank"]])
+    second = told.get("pips") if category == "point" else told.get("top")
+    if second is None:
+        return (told["length"],)
+    return (told["length"], second if category == "point" else _RANK_INDEX[second])
+
+
+def _ceilings(view: View, i_am_elder: bool) -> list[Ceiling]:
+    """Her calls and answers as an honest player makes them (every level does): she
+    calls her best in a category, says "good" only holding less than my call, "equal"
+    only holding as much, and calls nothing only holding nothing."""
+    hers = "younger_call" if i_am_elder else "elder_call"
+    out: list[Ceiling] = []
+    for d in view["declarations"]:
+        cat = d["category"]
+        told = d.get(hers)
+        if told and (cat != "set" or told.get("rank") is not None):
+            out.append(Ceiling(cat, _told_key(cat, told), False))
+        elif not i_am_elder and d.get("elder_nothing") and cat != "point":
+            out.append(Ceiling(cat, (3,) if cat == "sequence" else (3, 3), True))
+        if i_am_elder and d.get("elder_call") and d.get("answers"):
+            mine = _told_key(cat, d["elder_call"])
+            if d["answers"][-1] == "good":
+                out.append(Ceiling(cat, mine, True))
+            elif d["outcome"] == "equal":
+                out.append(Ceiling(cat, mine, False))
+    return out
+
+
+def best_key(category: str, cards: int) -> tuple[int, int]:
+    """The best combination of a category in a hand (mask), as `Ceiling.key` compares."""
+    best = (0, -1)
+    if category == "set":
+        for r in range(3, 8):
+            n = sum(1 for s in range(4) if cards >> (8 * s + r) & 1)
+            if n >= 3:
+                best = max(best, (n, r))
+        return best
+    for s in range(4):
+        suit = (cards >> (8 * s)) & 0xFF
+        if not suit:
+            continue
+        if category == "point":
+            best = max(best, (bin(suit).count("1"),
+                              sum(PIPS[r] for r in range(8) if suit >> r & 1)))
+            continue
+        run = 0
+        for r in range(-1, 8):
+            if r < 7 and suit >> (r + 1) & 1:
+                run += 1
+            else:
+                if run >= 3:
+                    best = max(best, (run, r))
+                run = 0
+    return best
+
+
+def under(ceiling: Ceiling, cards: int) -> bool:
+    """Whether a hand's best in the ceiling's category stays under it."""
+    best = best_key(ceiling.category, cards)[:len(ceiling.key)]
+    return best < ceiling.key if ceiling.strict else best <= ceiling.key
 
 
 def holds(claim: Claim, cards: int) -> bool:

@@ -11,9 +11,14 @@ from __future__ import annotations
 
 import random
 
-from engine.computer.knowledge import SUIT_MASK, Knowledge, bits, holds
+from engine.computer.knowledge import SUIT_MASK, Knowledge, bits, holds, under
 
 TRIES = 100  # draws per sample before settling for the one that broke fewest calls
+HONEST = 1  # 0: ignore what her calls and answers say she does not hold
+# How likely each rank (7 up to the ace) is to be among her discards rather than her
+# hand or the stock left: every level, and most players, throw low cards first.
+THROW_WEIGHT = (4.0, 3.5, 3.0, 2.2, 1.6, 1.1, 0.6, 0.25)
+WEIGHTED_THROWS = 1
 
 
 def sample_hands(k: Knowledge, n: int, rng: random.Random) -> list[int]:
@@ -35,16 +40,31 @@ def sample_hands(k: Knowledge, n: int, rng: random.Random) -> list[int]:
                 h = k.opp_known
                 free = bits(pool)
                 need = max(0, min(size - bin(h).count("1"), len(free)))
-            for c in rng.sample(free, need):
+            for c in _fill(k, free, need, rng):
                 h |= 1 << c
             at_call = h | k.opp_played
-            broken = sum(1 for claim in k.claims if not holds(claim, at_call))
+            broken = 10 * sum(1 for claim in k.claims if not holds(claim, at_call))
+            if HONEST:
+                broken += sum(1 for ceiling in k.ceilings if not under(ceiling, at_call))
             if broken < best_broken:
                 best, best_broken = h, broken
                 if not broken:
                     break
         out.append(best)
     return out
+
+
+def _fill(k: Knowledge, free: list[int], need: int, rng: random.Random) -> list[int]:
+    """`need` of the `free` cards for her hand. The rest of them are her discards and
+    any stock nobody saw; her discards are drawn first, low cards the likelier (each
+    card's key is u ** (1 / weight), the highest keys drawn: a weighted draw without
+    replacement), so her hand keeps the high cards a player keeps."""
+    throws = min(k.opp_discard_count, len(free) - need) if WEIGHTED_THROWS else 0
+    if throws <= 0:
+        return rng.sample(free, need)
+    keyed = sorted(free, key=lambda c: -rng.random() ** (1.0 / THROW_WEIGHT[c & 7]))
+    rest = keyed[throws:]
+    return rng.sample(rest, need)
 
 
 def _placed(k: Knowledge, pool: int, rng: random.Random) -> int:

@@ -312,3 +312,35 @@ def test_strong_values_the_last_deal_by_what_the_partie_ends_with() -> None:
     assert partie_score(105, 101) == 104
     assert partie_score(97, 89) == 286
     assert partie_score(100, 100) == 0
+
+
+def test_strong_samples_hands_as_her_calls_and_answers_tell_them() -> None:
+    """Read as an honest player's words (every level is one), her calls and answers
+    bound what she holds: her call is her best, "good" means less than the call it
+    answered, "nothing" nothing. Her real hand always keeps within those bounds, and
+    so do the hands strong samples for her (all but a few: a bound is a preference,
+    not a certainty, so a sample that cannot keep every one keeps the most)."""
+    from engine.computer.knowledge import CARD_OF, know, under
+    from engine.computer.sampler import sample_hands
+
+    rng = random.Random("ceilings")
+    checked = kept = 0
+    for _ in range(3):
+        s = engine.new_partie(rng.getrandbits(64))
+        while s.step is not Step.PARTIE_OVER:
+            seat = s.to_move if s.to_move is not None else 0
+            v = engine.view(s, seat)
+            if not v["legal"]:
+                seat = 1 - seat
+                v = engine.view(s, seat)
+            if v["step"] in ("lead", "follow") and v["to_move"] == seat:
+                k = know(v)
+                real = sum(1 << CARD_OF[c.code] for c in s.hands[1 - seat]) | k.opp_played
+                samples = sample_hands(k, 4, random.Random(1))
+                for ceiling in k.ceilings:
+                    assert under(ceiling, real)
+                    kept += sum(under(ceiling, h | k.opp_played) for h in samples)
+                    checked += len(samples)
+            s = engine.apply(s, seat, decide("basic", v, True))
+    assert checked > 1000
+    assert kept >= 0.99 * checked
