@@ -215,32 +215,41 @@ def _ceilings(view: View, i_am_elder: bool) -> list[Ceiling]:
     return out
 
 
+def _suit_point(suit: int) -> tuple[int, int]:
+    return (bin(suit).count("1"), sum(PIPS[r] for r in range(8) if suit >> r & 1)) if suit \
+        else (0, -1)
+
+
+def _suit_sequence(suit: int) -> tuple[int, int]:
+    best = (0, -1)
+    run = 0
+    for r in range(-1, 8):
+        if r < 7 and suit >> (r + 1) & 1:
+            run += 1
+        else:
+            if run >= 3:
+                best = max(best, (run, r))
+            run = 0
+    return best
+
+
+_SUIT_BEST = {"point": [_suit_point(b) for b in range(256)],
+              "sequence": [_suit_sequence(b) for b in range(256)]}
+
+
 def best_key(category: str, cards: int) -> tuple[int, int]:
     """The best combination of a category in a hand (mask), as `Ceiling.key` compares."""
-    best = (0, -1)
     if category == "set":
+        best = (0, -1)
         for r in range(3, 8):
-            n = sum(1 for s in range(4) if cards >> (8 * s + r) & 1)
+            n = (cards >> r & 1) + (cards >> (8 + r) & 1) + (cards >> (16 + r) & 1) \
+                + (cards >> (24 + r) & 1)
             if n >= 3:
                 best = max(best, (n, r))
         return best
-    for s in range(4):
-        suit = (cards >> (8 * s)) & 0xFF
-        if not suit:
-            continue
-        if category == "point":
-            best = max(best, (bin(suit).count("1"),
-                              sum(PIPS[r] for r in range(8) if suit >> r & 1)))
-            continue
-        run = 0
-        for r in range(-1, 8):
-            if r < 7 and suit >> (r + 1) & 1:
-                run += 1
-            else:
-                if run >= 3:
-                    best = max(best, (run, r))
-                run = 0
-    return best
+    table = _SUIT_BEST[category]
+    return max(table[cards & 0xFF], table[cards >> 8 & 0xFF], table[cards >> 16 & 0xFF],
+               table[cards >> 24 & 0xFF])
 
 
 def under(ceiling: Ceiling, cards: int) -> bool:

@@ -14,6 +14,7 @@ import random
 from engine.computer.knowledge import SUIT_MASK, Knowledge, bits, holds, under
 
 TRIES = 100  # draws per sample before settling for the one that broke fewest calls
+SOFT_TRIES = 30  # ... or once past this many, with every call made (a bound may give)
 HONEST = 1  # 0: ignore what her calls and answers say she does not hold
 # How likely each rank (7 up to the ace) is to be among her discards rather than her
 # hand or the stock left: every level, and most players, throw low cards first.
@@ -29,10 +30,13 @@ def sample_hands(k: Knowledge, n: int, rng: random.Random) -> list[int]:
     pool &= ~k.opp_known
     size = k.opp_hand_count
     out: list[int] = []
+    tries = TRIES
     for _ in range(n):
         best = 0
         best_broken = 99
-        for _ in range(TRIES):
+        for t in range(tries):
+            if t >= SOFT_TRIES and best_broken < 10:
+                break  # every call made; the bounds that are only likely can give
             h = _placed(k, pool, rng)
             free = bits(pool & ~h)
             need = size - bin(h).count("1")
@@ -50,6 +54,8 @@ def sample_hands(k: Knowledge, n: int, rng: random.Random) -> list[int]:
                 best, best_broken = h, broken
                 if not broken:
                     break
+        if best_broken >= 10:
+            tries = SOFT_TRIES  # no draw made every call: the next samples try less
         out.append(best)
     return out
 
