@@ -23,6 +23,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -134,24 +135,44 @@ def partie_score(mine: float, theirs: float) -> float:
     return 0.0
 
 
-def _weights(view: View, cards: int) -> Callable[[int], float]:
-    """How the searched play value counts: its points, except in the partie's last deal,
-    where it is the partie's score the deal ends with: winning the partie, the Rubicon
-    (reaching 100, keeping her under it), then the points. The search gives the
-    difference of the two seats' play points from here; their sum is estimated (a lead
-    point a card, about half the tricks won on her lead, the last trick, the cards)."""
-    if view["deal_number"] < view["deals_in_partie"]:
+DEAL_SPREAD = 35.0  # about how far one deal's points may swing the margin (a deviation)
+PARTIE_WEIGHT = 1  # 0: points only, in every deal (for measuring one against the other)
+
+
+def partie_value(view: View, total: float) -> Callable[[float], float]:
+    """What a margin `v` (my points less hers, from here to the end of the deal) is worth
+    in the partie, `total` being about how many points both will score from here. In
+    the last deal: the score the partie ends with (RULES.md §7; the win, the Rubicon,
+    then the points), with `total` split between us by `v`. In the deal before the
+    last: the points and 100 either way on the chance of winning, that chance read
+    from the margin the last deal starts with (normal, `DEAL_SPREAD`). Before: points."""
+    left = view["deals_in_partie"] - view["deal_number"]
+    if left >= 2 or not PARTIE_WEIGHT:
         return float
     seat = view["seat"]
     mine, theirs = view["scores"]["partie"][seat], view["scores"]["partie"][1 - seat]
+    if left == 1:
+        def chance(v: float) -> float:
+            z = (mine - theirs + v) / (DEAL_SPREAD * math.sqrt(2))
+            return v + 100 * math.erf(z)
+
+        return chance
+
+    def ends(v: float) -> float:
+        return partie_score(mine + (total + v) / 2, theirs + (total - v) / 2)
+
+    return ends
+
+
+def _weights(view: View, cards: int) -> Callable[[int], float]:
+    """How the searched play value counts (`partie_value`). The search gives the
+    difference of the two seats' play points from here; their sum is estimated (a lead
+    point a card, about half the tricks won on her lead, the last trick, the cards)."""
     led_already = 1 if view["trick"] else 0  # her lead: in the scores and in the value
-    total = 1.5 * cards + 11 - led_already
-
-    def partie(v: int) -> float:
-        d = v + led_already
-        return partie_score(mine + (total + d) / 2, theirs + (total - d) / 2)
-
-    return partie
+    value = partie_value(view, 1.5 * cards + 11 - led_already)
+    if value is float:
+        return float
+    return lambda v: value(v + led_already)
 
 
 # --------------------------------------------------------------------------- exchange
@@ -261,6 +282,7 @@ def _exchange(view: View, legal: list[Action]) -> Action:
         worlds.append((opp, stock))
     opp_done = not elder  # younger exchanges after elder: elder's hand is final
     seen = [CARD_OF[c] for c in view["seen_stock"]]
+    value = partie_value(view, 45.0)  # about what a deal scores, both seats together
     best: tuple[float, int] | None = None
     for n, d in cands:
         kept = k.hand & ~d
@@ -272,7 +294,7 @@ def _exchange(view: View, legal: list[Action]) -> Action:
                 rest = seen + stock[n:] if n < 5 and seen else stock[n:]
                 take = min(len(rest), 3 + (5 - n))
                 theirs = _their_exchange(opp, rest[:take])
-            total += _outcome(mine, theirs, elder)
+            total += value(_outcome(mine, theirs, elder))
         if best is None or total > best[0] + 1e-9:
             best = (total, d)
     assert best is not None
