@@ -344,3 +344,20 @@ def test_strong_samples_hands_as_her_calls_and_answers_tell_them() -> None:
             s = engine.apply(s, seat, decide("basic", v, True))
     assert checked > 1000
     assert kept >= 0.99 * checked
+
+
+def test_strong_values_the_deal_before_the_last_by_the_chance_it_gives() -> None:
+    """In the fifth of six deals ten points count for much more when the partie is even
+    (they move the chance of winning it) than when it is already far ahead; earlier
+    deals count points only."""
+    from engine.computer.strong import partie_value
+
+    def view(deal: int, mine: int, theirs: int) -> dict[str, Any]:
+        return {"deals_in_partie": 6, "deal_number": deal, "seat": 0,
+                "scores": {"partie": [mine, theirs]}}
+
+    even = partie_value(view(5, 100, 100), 40)
+    ahead = partie_value(view(5, 250, 100), 40)
+    assert even(10) - even(0) > 30
+    assert 10 <= ahead(10) - ahead(0) < 10.5
+    assert partie_value(view(4, 100, 100), 40) is float
