@@ -46,8 +46,8 @@ Action = dict[str, Any]
 View = dict[str, Any]
 
 SOLVE_FROM = 12  # the play is searched to the end from this many cards in hand (all)
-SAMPLES = {1: 1, 2: 24, 3: 24, 4: 24, 5: 20, 6: 16, 7: 12, 8: 10, 9: 8, 10: 6, 11: 5, 12: 4}
-NODE_BUDGET = 30_000  # solver nodes per decision: no more samples after this
+SAMPLES = {1: 1, 2: 24, 3: 24, 4: 24, 5: 20, 6: 16, 7: 12, 8: 10, 9: 8, 10: 8, 11: 8, 12: 4}
+NODE_BUDGET = 40_000  # solver nodes per decision: no more samples after this
 EXCHANGE_CANDIDATES = 16
 EXCHANGE_SAMPLES = 24
 SIMULATED_EXCHANGE = 1  # 0: the good level's exchange (for measuring one against the other)
