@@ -2,11 +2,12 @@
 
 - Play: it samples the opponent's hand consistent with everything the seat has seen
   and heard (its own cards, her calls and what they claim, cards shown, played and
-  exposed, the suits she showed out of; sampler.py), solves the rest of the deal's
+  exposed, the suits she showed out of; what her calls and answers say she does not
+  hold; her discards drawn low-first; sampler.py), solves the rest of the deal's
   play exactly for each sample (solver.py: alpha-beta, a transposition table,
   touching cards as one) and plays the card with the best total across samples,
-  from the first trick on (4 samples with twelve cards in hand, more as the hands
-  shrink, no new sample once 30,000 solver nodes are spent).
+  from the first trick on (4 samples with twelve cards in hand, 8 from eleven to nine,
+  more near the end, no new sample once 40,000 solver nodes are spent).
 - Exchange: it weighs the good level's best candidate discards against sampled
   stocks and opponent hands (her exchange simulated by the basic rule when she has
   not exchanged yet): declarations are decided between the two sampled hands exactly
