@@ -13,6 +13,7 @@ import copy
 import json
 import os
 import random
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -148,9 +149,31 @@ def test_strong_samples_only_hands_that_make_her_calls_and_miss_her_void_suits()
     from engine.computer.knowledge import SUIT_MASK, holds, know
     from engine.computer.sampler import sample_hands
 
-    rng = random.Random("samples")
     checked_claims = checked_voids = 0
-    for _ in range(4):
+    for s, seat, v in card_play_positions("samples", 4):
+        k = know(v)
+        real = s.hands[1 - seat]
+        assert k.opp_hand_count == len(real)
+        for h in sample_hands(k, 6, random.Random(1)):
+            assert bin(h).count("1") == len(real)
+            assert not h & (k.hand | k.played)
+            for claim in k.claims:
+                # her real hand makes the claim, so a sample can and must
+                assert holds(claim, h | k.opp_played)
+                checked_claims += 1
+            for suit in k.voids:
+                assert not h & SUIT_MASK[suit]
+                checked_voids += 1
+    assert checked_claims > 100 and checked_voids > 10
+
+
+def card_play_positions(
+    seed: str, parties: int
+) -> Iterator[tuple[State, int, dict[str, Any]]]:
+    """Every position of `parties` parties between basic players (seeded by `seed`) where
+    a seat is to lead or follow: the state, that seat and its view."""
+    rng = random.Random(seed)
+    for _ in range(parties):
         s = engine.new_partie(rng.getrandbits(64))
         while s.step is not Step.PARTIE_OVER:
             seat = s.to_move if s.to_move is not None else 0
@@ -159,21 +182,8 @@ def test_strong_samples_only_hands_that_make_her_calls_and_miss_her_void_suits()
                 seat = 1 - seat
                 v = engine.view(s, seat)
             if v["step"] in ("lead", "follow") and v["to_move"] == seat:
-                k = know(v)
-                real = s.hands[1 - seat]
-                assert k.opp_hand_count == len(real)
-                for h in sample_hands(k, 6, random.Random(1)):
-                    assert bin(h).count("1") == len(real)
-                    assert not h & (k.hand | k.played)
-                    for claim in k.claims:
-                        # her real hand makes the claim, so a sample can and must
-                        assert holds(claim, h | k.opp_played)
-                        checked_claims += 1
-                    for suit in k.voids:
-                        assert not h & SUIT_MASK[suit]
-                        checked_voids += 1
+                yield s, seat, v
             s = engine.apply(s, seat, decide("basic", v, True))
-    assert checked_claims > 100 and checked_voids > 10
 
 
 # --------------------------------------------------------------------------- good's rules
@@ -323,25 +333,15 @@ def test_strong_samples_hands_as_her_calls_and_answers_tell_them() -> None:
     from engine.computer.knowledge import CARD_OF, know, under
     from engine.computer.sampler import sample_hands
 
-    rng = random.Random("ceilings")
     checked = kept = 0
-    for _ in range(3):
-        s = engine.new_partie(rng.getrandbits(64))
-        while s.step is not Step.PARTIE_OVER:
-            seat = s.to_move if s.to_move is not None else 0
-            v = engine.view(s, seat)
-            if not v["legal"]:
-                seat = 1 - seat
-                v = engine.view(s, seat)
-            if v["step"] in ("lead", "follow") and v["to_move"] == seat:
-                k = know(v)
-                real = sum(1 << CARD_OF[c.code] for c in s.hands[1 - seat]) | k.opp_played
-                samples = sample_hands(k, 4, random.Random(1))
-                for ceiling in k.ceilings:
-                    assert under(ceiling, real)
-                    kept += sum(under(ceiling, h | k.opp_played) for h in samples)
-                    checked += len(samples)
-            s = engine.apply(s, seat, decide("basic", v, True))
+    for s, seat, v in card_play_positions("ceilings", 3):
+        k = know(v)
+        real = sum(1 << CARD_OF[c.code] for c in s.hands[1 - seat]) | k.opp_played
+        samples = sample_hands(k, 4, random.Random(1))
+        for ceiling in k.ceilings:
+            assert under(ceiling, real)
+            kept += sum(under(ceiling, h | k.opp_played) for h in samples)
+            checked += len(samples)
     assert checked > 1000
     assert kept >= 0.99 * checked
 
