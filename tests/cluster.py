@@ -11,7 +11,6 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,13 @@ from typing import Any
 import httpx
 
 from app.settings import ROOT
-from tests.serverproc import HOST, ServerDidNotStart, free_port, stop, wait_until_healthy
+from tests.serverproc import (
+    HOST,
+    AppProcess,
+    ServerDidNotStart,
+    free_port,
+    stop,
+)
 
 NGINX_CONF = ROOT / "deploy" / "nginx.conf"
 
@@ -136,35 +141,15 @@ class Nginx:
             stop(self.proc)
 
 
-class App:
+class App(AppProcess):
     """`python -m app` on a port of its own, keeping rooms in the given Redis."""
 
     def __init__(self, log_path: Path, redis_url: str, port: int | None = None,
                  **env: str) -> None:
-        self.port = port or free_port()
-        self.log_path = log_path
-        self.http = f"http://{HOST}:{self.port}"
-        self.env = {
-            **os.environ,
-            "PIQUET_HOST": HOST,
-            "PIQUET_PORT": str(self.port),
-            "PIQUET_REDIS_URL": redis_url,
-            "PIQUET_COMPUTER_DELAY": "0",
-            "PIQUET_COMPUTER_EXCHANGE_DELAY": "0",
-            "PIQUET_RATE_LIMIT_PER_SECOND": "100000",
-            "PIQUET_RATE_LIMIT_BURST": "100000",
-            # Every test's rooms come from 127.0.0.1; nginx's own limit is tested apart.
-            "PIQUET_ROOMS_BURST": "100000",
-            "PIQUET_LOG_LEVEL": "info",
-            **env,
-        }
-        self.proc: subprocess.Popen[bytes] | None = None
+        super().__init__(log_path, port, PIQUET_REDIS_URL=redis_url, **env)
 
     def start(self) -> App:
-        with self.log_path.open("ab") as log:
-            self.proc = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=self.env,
-                                         stdout=log, stderr=subprocess.STDOUT)
-        wait_until_healthy(self.proc, self.http, details=self.log)
+        super().start()
         return self
 
     def terminate(self, timeout: float = 15) -> int:
@@ -172,15 +157,6 @@ class App:
         assert self.proc is not None
         self.proc.send_signal(signal.SIGTERM)
         return self.proc.wait(timeout=timeout)
-
-    def kill(self) -> None:
-        """kill -9: no shutdown at all."""
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(timeout=10)
-
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace")
 
     def rooms(self) -> int:
         return int(httpx.get(f"{self.http}/healthz", trust_env=False, timeout=5).json()["rooms"])

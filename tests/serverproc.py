@@ -4,13 +4,18 @@ the uvicorn test, the browser tests and the benchmarks."""
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
+
+from app.settings import ROOT
 
 HOST = "127.0.0.1"
 
@@ -57,3 +62,45 @@ def stop(proc: subprocess.Popen[Any], timeout: float = 10) -> int:
             proc.kill()
             proc.wait()
     return proc.returncode
+
+
+class AppProcess:
+    """`python -m app` on a loopback port of its own, its log in a file, with the tests'
+    settings (no computer delay, limits raised: every test's traffic comes from
+    127.0.0.1); `env` adds or overrides PIQUET_* settings."""
+
+    def __init__(self, log_path: Path, port: int | None = None, **env: str) -> None:
+        self.port = port or free_port()
+        self.log_path = log_path
+        self.env = {
+            **os.environ,
+            "PIQUET_HOST": HOST,
+            "PIQUET_PORT": str(self.port),
+            "PIQUET_COMPUTER_DELAY": "0",
+            "PIQUET_COMPUTER_EXCHANGE_DELAY": "0",
+            "PIQUET_RATE_LIMIT_PER_SECOND": "100000",
+            "PIQUET_RATE_LIMIT_BURST": "100000",
+            "PIQUET_ROOMS_BURST": "100000",
+            "PIQUET_LOG_LEVEL": "info",
+            **env,
+        }
+        self.http = f"http://{HOST}:{self.port}"
+        self.ws = f"ws://{HOST}:{self.port}"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> Any:
+        """Start it and wait until /healthz answers; returns itself."""
+        with self.log_path.open("ab") as log:
+            self.proc = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=self.env,
+                                         stdout=log, stderr=subprocess.STDOUT)
+        wait_until_healthy(self.proc, self.http, details=self.log)
+        return self
+
+    def kill(self) -> None:
+        """kill -9: no shutdown at all."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")

@@ -13,7 +13,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,39 +25,16 @@ from websockets.exceptions import ConnectionClosed
 from websockets.frames import Frame, Opcode
 from websockets.uri import parse_uri
 
-from app.settings import ROOT
-from tests.serverproc import HOST, free_port, wait_until_healthy
+from tests.serverproc import HOST, AppProcess
 
 Json = dict[str, Any]
 
 
-class LiveServer:
+class LiveServer(AppProcess):
     """`python -m app` in a subprocess; `env` adds PIQUET_* settings."""
 
-    def __init__(self, log_path: Path, port: int | None = None, **env: str) -> None:
-        self.port = port or free_port()
-        self.log_path = log_path
-        self.env = {
-            **os.environ,
-            "PIQUET_HOST": HOST,
-            "PIQUET_PORT": str(self.port),
-            "PIQUET_COMPUTER_DELAY": "0",
-            "PIQUET_COMPUTER_EXCHANGE_DELAY": "0",
-            "PIQUET_RATE_LIMIT_PER_SECOND": "100000",
-            "PIQUET_RATE_LIMIT_BURST": "100000",
-            "PIQUET_ROOMS_BURST": "100000",
-            "PIQUET_LOG_LEVEL": "info",
-            **env,
-        }
-        self.http = f"http://{HOST}:{self.port}"
-        self.ws = f"ws://{HOST}:{self.port}"
-        self.proc: subprocess.Popen[bytes] | None = None
-
     def start(self) -> LiveServer:
-        with self.log_path.open("ab") as log:
-            self.proc = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=self.env,
-                                         stdout=log, stderr=subprocess.STDOUT)
-        wait_until_healthy(self.proc, self.http, details=self.log)
+        super().start()
         return self
 
     def stop(self, timeout: float = 15) -> int | None:
@@ -71,14 +47,6 @@ class LiveServer:
         except subprocess.TimeoutExpired:
             self.kill()
             raise AssertionError("the server did not stop on SIGTERM") from None
-
-    def kill(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(timeout=10)
-
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace")
 
     def open_fds(self) -> int:
         assert self.proc is not None
