@@ -88,20 +88,30 @@ async def every_refusal(a: LiveSeat, b: LiveSeat) -> None:
     assert (await a.answer())["type"] == "pong"
 
 
+async def warm_table(
+    server: GarbageServer, http: httpx.AsyncClient, seed: int
+) -> tuple[str, tuple[str, str], LiveSeat, LiveSeat, random.Random]:
+    """A friend's table with both seats connected and 8 actions played (first uses:
+    caches, lazily built validators), then whatever set-up and first uses left collected:
+    (room id, the seats' tokens, the seats, the random source that goes on playing)."""
+    room_id, token0, token1 = server.friend_room()
+    a = await LiveSeat.open(server, room_id, token0)
+    b = await LiveSeat.open(server, room_id, token1)
+    await a.expect("state")
+    await b.expect("state")
+    rng = random.Random(seed)
+    for _ in range(8):
+        await step(a, b, rng)
+    await garbage(http)
+    return room_id, (token0, token1), a, b, rng
+
+
 def test_a_partie_over_the_protocol_leaves_no_reference_cycles(tmp_path: Path) -> None:
     server = GarbageServer(tmp_path / "server.log").start()
 
     async def scenario() -> tuple[list[str], int]:
-        room_id, token0, token1 = server.friend_room()
         async with httpx.AsyncClient(base_url=server.http, trust_env=False, timeout=30) as http:
-            a = await LiveSeat.open(server, room_id, token0)
-            b = await LiveSeat.open(server, room_id, token1)
-            await a.expect("state")
-            await b.expect("state")
-            rng = random.Random(14)
-            for _ in range(8):  # first uses (caches, lazily built validators) come first
-                await step(a, b, rng)
-            await garbage(http)  # whatever set-up and first uses left
+            _, _, a, b, rng = await warm_table(server, http, 14)
             steps = 0
             while a.view["phase"] != "partie_over":
                 await step(a, b, rng)
@@ -138,16 +148,8 @@ def test_sockets_that_come_and_go_leave_no_reference_cycles(tmp_path: Path) -> N
     server = GarbageServer(tmp_path / "server.log").start()
 
     async def scenario() -> list[str]:
-        room_id, token0, token1 = server.friend_room()
         async with httpx.AsyncClient(base_url=server.http, trust_env=False, timeout=30) as http:
-            a = await LiveSeat.open(server, room_id, token0)
-            b = await LiveSeat.open(server, room_id, token1)
-            await a.expect("state")
-            await b.expect("state")
-            rng = random.Random(15)
-            for _ in range(8):
-                await step(a, b, rng)
-            await garbage(http)
+            room_id, (token0, token1), a, b, rng = await warm_table(server, http, 15)
             for _ in range(3):
                 again = await LiveSeat.open(server, room_id, token0)  # a second window
                 await again.expect("state")
