@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +60,14 @@ class Cluster:
 
     def logs(self) -> str:
         return "\n".join(f"--- app{i}\n{a.log()[-3000:]}" for i, a in enumerate(self.apps))
+
+    def run(self, scenario: Coroutine[Any, Any, None]) -> None:
+        """Run a test's scenario; if it fails, print the processes' logs with it."""
+        try:
+            asyncio.run(scenario)
+        except BaseException:
+            print(self.logs())
+            raise
 
     def stop(self) -> None:
         self.nginx.stop()
@@ -239,11 +247,7 @@ def test_a_whole_partie_survives_kill_9_of_the_process_that_owns_its_room(
         for seat in seats:
             await seat.close()
 
-    try:
-        asyncio.run(scenario())
-    except BaseException:
-        print(cluster.logs())
-        raise
+    cluster.run(scenario())
 
 
 def test_a_restart_of_everything_but_redis_mid_deal_and_both_seats_resume(
@@ -310,10 +314,7 @@ def test_a_restart_of_everything_but_redis_mid_deal_and_both_seats_resume(
             await seat.close()
 
     try:
-        asyncio.run(scenario())
-    except BaseException:
-        print(cluster.logs())
-        raise
+        cluster.run(scenario())
     finally:
         cluster.stop()
 
@@ -480,9 +481,6 @@ def test_a_good_or_strong_computer_resumes_after_a_restart(tmp_path: Path, level
         await person.close()
 
     try:
-        asyncio.run(scenario())
-    except BaseException:
-        print(cluster.logs())
-        raise
+        cluster.run(scenario())
     finally:
         cluster.stop()
