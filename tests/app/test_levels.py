@@ -46,8 +46,6 @@ def test_without_a_level_the_computer_is_basic_and_a_friend_has_none(client: Tes
 
 
 def test_the_lobby_offers_every_level_basic_first_and_the_table_names_it() -> None:
-    if not (ROOT / "templates" / "lobby.html").exists():
-        pytest.skip("templates/lobby.html is not written yet")
     with serve(ROOT / "templates") as client:
         lobby = client.get("/").text
         at = [lobby.index(f'value="{name}"') for name in LEVELS]
