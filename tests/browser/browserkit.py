@@ -101,12 +101,17 @@ class Seat:
         )
         return cards
 
-    def hand_top(self) -> float:
-        """Where the hand starts on the page: it should not move while a deal goes on."""
-        top: float = self.page.evaluate(
-            "document.getElementById('hand').getBoundingClientRect().top + window.scrollY"
+    def hand_top(self) -> tuple[dict[str, str], float]:
+        """Where the hand starts on the page (it should not move while a deal goes on),
+        with the table's attributes at that moment: read in one go, as two reads can
+        straddle a new state on a busy machine (attributes of the last trick, the hand
+        where the deal's end has put it)."""
+        found: tuple[dict[str, str], float] = self.page.evaluate(
+            """() => [{...document.getElementById('table').dataset},
+                      document.getElementById('hand').getBoundingClientRect().top
+                      + window.scrollY]"""
         )
-        return top
+        return found
 
     def log_lines(self) -> list[str]:
         lines: list[str] = self.page.eval_on_selector_all(

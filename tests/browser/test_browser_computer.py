@@ -40,11 +40,12 @@ def test_a_deal_by_clicks_only(open_seat) -> None:
             shown = s.page.locator(f"[data-combo='{combo}'][data-shown=true] [data-card]")
             assert shown.count() >= 3
 
-    tops: set[float] = set()
+    tops: dict[int, str] = {}  # where the hand was, and when first seen there
 
     def measure(s: Seat) -> None:
-        if s.attrs().get("phase") in ("exchange", "declare", "play"):
-            tops.add(round(s.hand_top()))
+        a, top = s.hand_top()
+        if a.get("phase") in ("exchange", "declare", "play"):
+            tops.setdefault(round(top), f"{a['phase']}-{a.get('step')}")
 
     seat.on_step = see_once
     seat.on_poll = measure

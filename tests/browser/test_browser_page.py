@@ -85,17 +85,17 @@ def test_a_phone_never_scrolls_sideways(open_seat, artifacts) -> None:
     seat.use_tap = True
     page = seat.page
     seen: list[str] = []
-    tops: set[float] = set()
+    tops: dict[int, str] = {}  # where the hand was, and when first seen there
     for old in artifacts.glob("phone-*.png"):
         old.unlink()
 
     def check(s: Seat) -> None:
-        a = s.attrs()
+        a, top = s.hand_top()
         if a.get("busy") == "true":
             return
         key = f"{a['phase']}-{a['step']}"
         if a["phase"] in ("exchange", "declare", "play"):
-            tops.add(round(s.hand_top()))
+            tops.setdefault(round(top), key)
         width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
         assert width[0] <= width[1], f"{key}: page is {width[0]}px wide in a {width[1]}px window"
         # Touch targets: every control in the table's choices is at least 44px high.
