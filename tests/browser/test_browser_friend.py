@@ -51,27 +51,35 @@ class LeakCheck:
         self.checks = 0
 
     def dom(self) -> None:
-        # The page as drawn: all but the fixed table of the 32 cards' names it carries.
-        html = CARD_NAMES_SCRIPT.sub("", self.friend.page.content())
-        assert "Queen of Hearts" in self.friend.page.content()  # that table is there
-        on_page = set(
-            self.friend.page.eval_on_selector_all(
-                "[data-card]", "els => els.map(e => e.dataset.card)"
-            )
+        """The page as drawn, against the maker's cards at the version it draws: read in
+        one go (the page's version, its cards and its HTML), as separate reads straddle a
+        new state on a busy machine (the page still on the cut, the maker's state read a
+        moment later already in the deal, whose cards may share a name with a cut card)."""
+        version, on_page_list, html, named = self.friend.page.evaluate(
+            """() => [+document.getElementById('table').dataset.version,
+                      [...document.querySelectorAll('[data-card]')].map(e => e.dataset.card),
+                      document.documentElement.outerHTML,
+                      document.documentElement.outerHTML.includes('Queen of Hearts')]"""
         )
-        friend_states = self.friend.states()
-        maker_states = self.maker.states()
-        if not friend_states or not maker_states:
-            return
+        assert named  # the page carries the fixed table of the 32 cards' names
+        html = CARD_NAMES_SCRIPT.sub("", html)  # all but that table
+        on_page = set(on_page_list)
+        drawn = [m for m in self.friend.states() if m["version"] == version]
+        maker_states = [m for m in self.maker.states() if m["version"] <= version]
+        if not drawn or not maker_states:
+            return  # the frame has not reached this test yet: checked on a later look
+        deal = drawn[-1]["view"]["deal_number"]
         maker_view = maker_states[-1]["view"]
-        deal = maker_view["deal_number"]
+        if maker_view["deal_number"] != deal:
+            return  # the maker's page is a deal behind the friend's
         public: set[str] = set()
-        for msg in friend_states + maker_states:
-            if msg["view"]["deal_number"] == deal:
+        for msg in self.friend.states() + maker_states:
+            if msg["version"] <= version and msg["view"]["deal_number"] == deal:
                 public |= public_cards(msg["view"])
         secret = private_cards(maker_view) - public
         names = CARD_NAMES
-        assert not (secret & on_page), f"maker's cards on the friend's page: {secret & on_page}"
+        assert not (secret & on_page), (
+            f"version {version}: maker's cards on the friend's page: {secret & on_page}")
         for card in secret:
             assert names[card] not in html, f"{names[card]} named on the friend's page"
         self.checks += 1
