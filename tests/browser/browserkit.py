@@ -27,6 +27,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 ROOT_ATTRS_JS = "() => ({...document.getElementById('table').dataset})"
 TURN_TIMEOUT_S = 20.0
+# The table's attributes and the hand's top on the page, from layout (offsetTop up the
+# chain: neither the scroll position, nor the visual viewport, nor a card's transform).
+HAND_TOP_JS = """[{...document.getElementById('table').dataset},
+  (() => { let top = 0;
+           for (let n = document.getElementById('hand'); n; n = n.offsetParent)
+             top += n.offsetTop;
+           return top; })()]"""
 
 
 class TableError(AssertionError):
@@ -106,10 +113,21 @@ class Seat:
         with the table's attributes at that moment: read in one go, as two reads can
         straddle a new state on a busy machine (attributes of the last trick, the hand
         where the deal's end has put it)."""
-        found: tuple[dict[str, str], float] = self.page.evaluate(
-            """() => [{...document.getElementById('table').dataset},
-                      document.getElementById('hand').getBoundingClientRect().top
-                      + window.scrollY]"""
+        found: tuple[dict[str, str], float] = self.page.evaluate(f"() => {HAND_TOP_JS}")
+        return found
+
+    def layout_above_hand(self) -> list[tuple[str, float, float]]:
+        """Each block above the hand: its selector, where it starts and how tall it is (for
+        saying what moved when the hand did)."""
+        found: list[tuple[str, float, float]] = self.page.evaluate(
+            """() => ['.site-header', '.computer-level', '#counter', '#counter-deal',
+                      '#counter-scores', '#counter-tools', '.felt', '#opponent', '#middle',
+                      '#hand'].map(s => {
+                const e = document.querySelector(s);
+                if (!e) return [s, -1, -1];
+                let top = 0;
+                for (let n = e; n; n = n.offsetParent) top += n.offsetTop;
+                return [s, top, e.offsetHeight]; })"""
         )
         return found
 

@@ -86,6 +86,7 @@ def test_a_phone_never_scrolls_sideways(open_seat, artifacts) -> None:
     page = seat.page
     seen: list[str] = []
     tops: dict[int, str] = {}  # where the hand was, and when first seen there
+    layouts: dict[int, list[tuple[str, float, float]]] = {}  # and what was above it then
     for old in artifacts.glob("phone-*.png"):
         old.unlink()
 
@@ -94,8 +95,9 @@ def test_a_phone_never_scrolls_sideways(open_seat, artifacts) -> None:
         if a.get("busy") == "true":
             return
         key = f"{a['phase']}-{a['step']}"
-        if a["phase"] in ("exchange", "declare", "play"):
-            tops.setdefault(round(top), key)
+        if a["phase"] in ("exchange", "declare", "play") and round(top) not in tops:
+            tops[round(top)] = key
+            layouts[round(top)] = s.layout_above_hand()
         width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
         assert width[0] <= width[1], f"{key}: page is {width[0]}px wide in a {width[1]}px window"
         # Touch targets: every control in the table's choices is at least 44px high.
@@ -121,7 +123,7 @@ def test_a_phone_never_scrolls_sideways(open_seat, artifacts) -> None:
     seat.on_poll = None
     check(seat)
     assert {"exchange", "play", "deal_over"} <= {k.split("-")[0] for k in seen}
-    assert len(tops) == 1, f"the hand moved during the deal: {tops}"
+    assert len(tops) == 1, f"the hand moved during the deal: {tops}; above it: {layouts}"
 
 
 def test_a_deal_by_keyboard(open_seat) -> None:
