@@ -187,6 +187,7 @@ def test_with_its_store_down_the_page_waits_longer_between_tries(
     or every page would ask again about four times a second for as long as Redis is out."""
     redis = Redis(tmp_path / "redis").start()
     app = App(tmp_path / "app.log", redis.url).start()
+    seat: Seat | None = None
     try:
         seat = open_seat(base_url=app.http)
         start_table(seat)
@@ -201,5 +202,9 @@ def test_with_its_store_down_the_page_waits_longer_between_tries(
         assert seat.attrs()["connection"] in ("open", "lost")  # still trying
         assert "Reconnecting" in seat.page.locator("#conn-banner").inner_text()
     finally:
+        # The page first: it is still trying, and a try cut by the server's end would be a
+        # failed handshake on its console (every try while Redis is down must be accepted).
+        if seat is not None:
+            seat.page.context.close()
         app.kill()
         redis.stop()
