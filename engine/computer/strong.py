@@ -17,7 +17,10 @@
   point while younger has scored nothing), so as elder it runs its tricks towards
   thirty and as younger it takes a trick to stop him.
 - Partie: in the last deal of the partie the searched value is what the partie ends
-  with (RULES.md §7): the win, the Rubicon, then the points (`_weights`).
+  with (RULES.md §7): the win, the Rubicon, then the points (`_weights`); in every
+  deal before, the points and 100 either way on the chance of winning the partie, read
+  from the partie score and a spread that grows with the deals left (`partie_value`),
+  in the play and in the exchange.
 - Everything random comes from a generator seeded from the view, and the searches
   stop on counts (samples, nodes), not on time: the same view gives the same move.
 """
@@ -137,6 +140,7 @@ def partie_score(mine: float, theirs: float) -> float:
 
 
 DEAL_SPREAD = 35.0  # about how far one deal's points may swing the margin (a deviation)
+PARTIE_LEFT = 5  # the chance of winning weighs the margin with up to this many deals left
 PARTIE_WEIGHT = 1  # 0: points only, in every deal (for measuring one against the other)
 
 
@@ -144,17 +148,22 @@ def partie_value(view: View, total: float) -> Callable[[float], float]:
     """What a margin `v` (my points less hers, from here to the end of the deal) is worth
     in the partie, `total` being about how many points both will score from here. In
     the last deal: the score the partie ends with (RULES.md §7; the win, the Rubicon,
-    then the points), with `total` split between us by `v`. In the deal before the
-    last: the points and 100 either way on the chance of winning, that chance read
-    from the margin the last deal starts with (normal, `DEAL_SPREAD`). Before: points."""
+    then the points), with `total` split between us by `v`. In every deal before: the
+    points and 100 either way on the chance of winning, that chance read from the
+    margin this deal ends with and a normal spread of the deals left (`DEAL_SPREAD` a
+    deal, so the spread grows with their square root): a margin counts for more while
+    the partie is close and the deals left are few, and for little more than its
+    points when one side is far ahead."""
     left = view["deals_in_partie"] - view["deal_number"]
-    if left >= 2 or not PARTIE_WEIGHT:
+    if left > PARTIE_LEFT or not PARTIE_WEIGHT:
         return float
     seat = view["seat"]
     mine, theirs = view["scores"]["partie"][seat], view["scores"]["partie"][1 - seat]
-    if left == 1:
+    if left >= 1:
+        spread = DEAL_SPREAD * math.sqrt(2 * left)
+
         def chance(v: float) -> float:
-            z = (mine - theirs + v) / (DEAL_SPREAD * math.sqrt(2))
+            z = (mine - theirs + v) / spread
             return v + 100 * math.erf(z)
 
         return chance

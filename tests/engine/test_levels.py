@@ -348,16 +348,32 @@ def test_strong_samples_hands_as_her_calls_and_answers_tell_them() -> None:
 
 def test_strong_values_the_deal_before_the_last_by_the_chance_it_gives() -> None:
     """In the fifth of six deals ten points count for much more when the partie is even
-    (they move the chance of winning it) than when it is already far ahead; earlier
-    deals count points only."""
+    (they move the chance of winning it) than when it is already far ahead."""
     from engine.computer.strong import partie_value
 
-    def view(deal: int, mine: int, theirs: int) -> dict[str, Any]:
-        return {"deals_in_partie": 6, "deal_number": deal, "seat": 0,
-                "scores": {"partie": [mine, theirs]}}
-
-    even = partie_value(view(5, 100, 100), 40)
-    ahead = partie_value(view(5, 250, 100), 40)
+    even = partie_value(_partie_view(5, 100, 100), 40)
+    ahead = partie_value(_partie_view(5, 250, 100), 40)
     assert even(10) - even(0) > 30
     assert 10 <= ahead(10) - ahead(0) < 10.5
-    assert partie_value(view(4, 100, 100), 40) is float
+
+
+def test_strong_plays_for_the_partie_from_the_first_deal() -> None:
+    """Earlier deals weigh the chance of winning the partie too, the more the fewer
+    deals are left: ten points in a close partie count for more than their points from
+    the first deal on, for more in the fourth deal than in the first, for less when one
+    side leads, and for hardly more than their points when it is far ahead with two
+    deals to go."""
+    from engine.computer.strong import partie_value
+
+    def gain(deal: int, mine: int, theirs: int) -> float:
+        value = partie_value(_partie_view(deal, mine, theirs), 40)
+        return value(10) - value(0)
+
+    assert 15 < gain(1, 0, 0) < gain(4, 60, 60) < gain(5, 100, 100)
+    assert gain(3, 80, 0) < gain(3, 0, 0) - 5
+    assert 10 <= gain(4, 200, 20) < 11
+
+
+def _partie_view(deal: int, mine: int, theirs: int) -> dict[str, Any]:
+    return {"deals_in_partie": 6, "deal_number": deal, "seat": 0,
+            "scores": {"partie": [mine, theirs]}}
