@@ -141,6 +141,16 @@ class Seat:
             await self.ws.close()
 
 
+def friend_table(cluster: Cluster) -> tuple[str, list[Seat]]:
+    """A friend's room made and joined through nginx: its id and both seats (not yet
+    connected)."""
+    made = cluster.post("/api/rooms", {"opponent": "friend"})
+    room_id = made["room_id"]
+    joined = cluster.post(f"/api/rooms/{room_id}/join")
+    return room_id, [Seat(cluster.nginx.ws, room_id, made["token"]),
+                     Seat(cluster.nginx.ws, room_id, joined["token"])]
+
+
 def mover_and_action(seats: list[Seat], rng: random.Random) -> tuple[Seat, Json]:
     for seat in seats:
         view = seat.view
@@ -219,11 +229,7 @@ def test_a_whole_partie_survives_kill_9_of_the_process_that_owns_its_room(
     cluster: Cluster,
 ) -> None:
     async def scenario() -> None:
-        made = cluster.post("/api/rooms", {"opponent": "friend"})
-        room_id = made["room_id"]
-        joined = cluster.post(f"/api/rooms/{room_id}/join")
-        seats = [Seat(cluster.nginx.ws, room_id, made["token"]),
-                 Seat(cluster.nginx.ws, room_id, joined["token"])]
+        room_id, seats = friend_table(cluster)
         for seat in seats:
             await seat.connect()
         rng = random.Random(11)
@@ -260,11 +266,7 @@ def test_a_restart_of_everything_but_redis_mid_deal_and_both_seats_resume(
     cluster = Cluster(tmp_path, PIQUET_COMPUTER_DELAY="1.0")
 
     async def scenario() -> None:
-        made = cluster.post("/api/rooms", {"opponent": "friend"})
-        room_id = made["room_id"]
-        joined = cluster.post(f"/api/rooms/{room_id}/join")
-        seats = [Seat(cluster.nginx.ws, room_id, made["token"]),
-                 Seat(cluster.nginx.ws, room_id, joined["token"])]
+        room_id, seats = friend_table(cluster)
         vs_computer = cluster.post("/api/rooms", {"opponent": "computer"})
         person = Seat(cluster.nginx.ws, vs_computer["room_id"], vs_computer["token"])
         for seat in [*seats, person]:
