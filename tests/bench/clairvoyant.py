@@ -11,9 +11,11 @@ twice, seats swapped). The gap between `--sees nothing` (the strong level as it 
 - `nothing`: the strong level itself.
 - `hand`: in the play strong searches her true hand (one exact solve a decision instead
   of sampled hands); its exchange is its own.
-- `all`: `hand`, and the exchange knows her hand and the stock: each of its candidate
-  discards is scored by the declarations between the two final hands (her exchange is
-  basic's rule, so it is exact) and the solver's exact play value, not the estimate.
+- `cards`: `hand`, and the exchange knows her hand and the stock: its one world is the
+  true one (her exchange is basic's rule, so the final hands are exact), each candidate
+  discard still scored by the strong level's estimate of the play.
+- `all`: `cards`, each candidate scored by the declarations between the two final hands
+  and the solver's exact play value instead of the estimate.
 
 It prints the margin a deal with its 95% interval and the partie win rate; the last
 line is the margin and the win rate, like strength.py's.
@@ -70,12 +72,13 @@ def _exact_outcome(mine: int, theirs: int, i_am_elder: bool) -> float:
 
 def _setup(sees: str) -> None:
     """Patch the strong level's names in this process (a measuring device only)."""
-    if sees in ("hand", "all"):
+    if sees != "nothing":
         strong.sample_hands = lambda k, n, rng: [_TRUE_HAND[0]]  # type: ignore[attr-defined]
-    if sees == "all":
+    if sees in ("cards", "all"):
         strong.sample_before_exchange = (  # type: ignore[attr-defined]
             lambda k, rng: (_TRUE_HAND[0], list(_TRUE_STOCK)))
         strong.EXCHANGE_SAMPLES = 1  # the one true world
+    if sees == "all":
         strong._outcome = _exact_outcome
 
 
@@ -111,7 +114,7 @@ def play_pair(seed: int) -> Pair:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sees", choices=("nothing", "hand", "all"), default="all")
+    parser.add_argument("--sees", choices=("nothing", "hand", "cards", "all"), default="all")
     parser.add_argument("--parties", type=int, default=100, help="pairs of parties")
     parser.add_argument("--first", type=int, default=1, help="the first partie seed")
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
