@@ -35,7 +35,8 @@ def test_axe_finds_nothing_serious_on_any_phase(open_seat) -> None:
         looked.add(key)
         both_modes(s, key, found)
 
-    seat.on_poll = look
+    seat.on_poll = look  # the computer's turns, as they go by
+    seat.on_step = look  # and each of mine, before I act (a poll can miss a short phase)
     seat.play_until(phase_is("deal_over"))
     look(seat)
     assert {k.split("/")[0] for k in looked} >= {"exchange", "declare", "play", "deal_over"}

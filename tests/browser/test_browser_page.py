@@ -118,9 +118,10 @@ def test_a_phone_never_scrolls_sideways(open_seat, artifacts) -> None:
     page.locator("button[data-opponent=computer]").tap()
     page.wait_for_url("**/r/**")
     seat.wait_ready()
-    seat.on_poll = check
+    seat.on_poll = check  # the computer's turns, as they go by
+    seat.on_step = check  # and each of mine, before I act: every phase I play is looked at
     seat.play_until(phase_is("deal_over"))
-    seat.on_poll = None
+    seat.on_poll = seat.on_step = None
     check(seat)
     assert {"exchange", "play", "deal_over"} <= {k.split("-")[0] for k in seen}
     assert len(tops) == 1, f"the hand moved during the deal: {tops}; above it: {layouts}"

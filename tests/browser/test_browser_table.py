@@ -205,7 +205,7 @@ def test_on_a_phone_what_to_do_now_is_in_view_without_scrolling(open_seat, artif
             looked.add(key)
             page.screenshot(path=str(artifacts / f"phone-390-{len(looked):02d}-{key}.png"))
 
-    seat.on_poll = look
+    seat.on_step = look  # each of the person's turns, before the person acts
     seat.play_until(lambda a: a.get("phase") == "deal_over")
     assert looked & {"lead", "follow"}, looked
     assert looked & {"elder_call", "younger_answer", "younger_call"}, looked
