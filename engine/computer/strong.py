@@ -188,9 +188,10 @@ def _weights(view: View, cards: int) -> Callable[[int], float]:
 # --------------------------------------------------------------------------- exchange
 
 
-def _decl(h0: int, h1: int, elder0: bool) -> tuple[int, int]:
+def _decl(h0: int, h1: int, elder0: bool, pique_chance: bool = True) -> tuple[int, int]:
     """Declaration points of two final hands (both call everything): point, sequences,
-    sets, and repique."""
+    sets, and repique; and, unless `pique_chance` is off (for a caller that plays the
+    tricks out), 15 for elder's fair chance of a pique from 24 points up."""
     p = [_point(h0), _point(h1)]
     s = [_seqs(h0), _seqs(h1)]
     t = [_sets(h0), _sets(h1)]
@@ -207,7 +208,7 @@ def _decl(h0: int, h1: int, elder0: bool) -> tuple[int, int]:
     for w in (0, 1):
         if score[w] >= 30 and score[1 - w] == 0:
             score[w] += 60
-        elif (w == 0) == elder0 and score[w] >= 24 and score[1 - w] == 0:
+        elif pique_chance and (w == 0) == elder0 and score[w] >= 24 and score[1 - w] == 0:
             score[w] += 15  # a fair chance of pique from the leads
     return score[0], score[1]
 

@@ -48,23 +48,9 @@ _TRUE_HAND = [0]  # her hand, set before each decision
 _TRUE_STOCK: list[int] = []  # the stock, top first, set before each decision
 
 
-def _declarations(h0: int, h1: int) -> list[int]:
-    """Both seats' declaration points from two final hands (all called), with repique."""
-    score = [0, 0]
-    for part in (strong._point, strong._seqs, strong._sets):
-        (k0, p0), (k1, p1) = part(h0), part(h1)
-        if k0 != k1 and max(k0, k1) > (0, 0):
-            w = 0 if k0 > k1 else 1
-            score[w] += (p0, p1)[w]
-    for w in (0, 1):
-        if score[w] >= 30 and score[1 - w] == 0:
-            score[w] += 60
-    return score
-
-
 def _exact_outcome(mine: int, theirs: int, i_am_elder: bool) -> float:
     """My points less hers from two final hands: declarations, then the exact play."""
-    d = _declarations(mine, theirs)
+    d = strong._decl(mine, theirs, i_am_elder, pique_chance=False)  # the play counts it
     e = 0 if i_am_elder else 1
     pique = (e, d[e]) if d[1 - e] == 0 and d[e] < 30 else None
     return d[0] - d[1] + Solver(pique).trick_start(mine, theirs, e, 0, -INF, INF)
