@@ -344,9 +344,9 @@ function trickArea(c) {
     h(
       "p",
       { class: "trick-caption", "data-trick-winner": stale && last ? last.winner : "" },
-      trickNo ? `Trick ${trickNo} of 12` : "",
+      trickNo ? h("span", { class: "trick-no" }, `Trick ${trickNo} of 12`) : null,
       caption ? h("span", { class: "sep", "aria-hidden": "true" }, " · ") : null,
-      caption
+      caption ? h("span", { class: "trick-what" }, caption) : null
     )
   );
 }

@@ -27,13 +27,31 @@ ROOT = Path(__file__).resolve().parents[2]
 
 ROOT_ATTRS_JS = "() => ({...document.getElementById('table').dataset})"
 TURN_TIMEOUT_S = 20.0
-# The table's attributes and the hand's top on the page, from layout (offsetTop up the
-# chain: neither the scroll position, nor the visual viewport, nor a card's transform).
-HAND_TOP_JS = """[{...document.getElementById('table').dataset},
-  (() => { let top = 0;
-           for (let n = document.getElementById('hand'); n; n = n.offsetParent)
-             top += n.offsetTop;
-           return top; })()]"""
+# Where the hand starts on the page after each state the page draws, and what is above
+# it then: recorded by the page itself, in the microtask after each draw (the table's
+# data-version is set last, when the DOM is complete), so no state goes unmeasured however
+# quickly the next one comes. From layout (offsetTop up the chain): neither the scroll
+# position, nor the visual viewport, nor a card's transform.
+HAND_WATCH_JS = """
+window.__handTops = [];
+document.addEventListener('DOMContentLoaded', () => {
+  const table = document.getElementById('table');
+  if (!table) return;
+  const topOf = (e) => { let top = 0; for (let n = e; n; n = n.offsetParent) top += n.offsetTop;
+                         return top; };
+  const above = ['.site-header', '.computer-level', '#counter', '.felt', '#opponent', '#middle'];
+  new MutationObserver(() => {
+    const hand = document.getElementById('hand');
+    if (!hand) return;
+    window.__handTops.push({
+      version: +table.dataset.version, phase: table.dataset.phase, step: table.dataset.step,
+      top: topOf(hand),
+      above: above.map((s) => { const e = document.querySelector(s);
+                                return e ? [s, topOf(e), e.offsetHeight] : [s, -1, -1]; }),
+    });
+  }).observe(table, {attributes: true, attributeFilter: ['data-version']});
+});
+"""
 
 
 class TableError(AssertionError):
@@ -108,27 +126,20 @@ class Seat:
         )
         return cards
 
-    def hand_top(self) -> tuple[dict[str, str], float]:
-        """Where the hand starts on the page (it should not move while a deal goes on),
-        with the table's attributes at that moment: read in one go, as two reads can
-        straddle a new state on a busy machine (attributes of the last trick, the hand
-        where the deal's end has put it)."""
-        found: tuple[dict[str, str], float] = self.page.evaluate(f"() => {HAND_TOP_JS}")
-        return found
+    def watch_hand(self) -> None:
+        """From the next page loaded on: record where the hand is after every state drawn
+        (`hand_positions`)."""
+        self.page.add_init_script(HAND_WATCH_JS)
 
-    def layout_above_hand(self) -> list[tuple[str, float, float]]:
-        """Each block above the hand: its selector, where it starts and how tall it is (for
-        saying what moved when the hand did)."""
-        found: list[tuple[str, float, float]] = self.page.evaluate(
-            """() => ['.site-header', '.computer-level', '#counter', '#counter-deal',
-                      '#counter-scores', '#counter-tools', '.felt', '#opponent', '#middle',
-                      '#hand'].map(s => {
-                const e = document.querySelector(s);
-                if (!e) return [s, -1, -1];
-                let top = 0;
-                for (let n = e; n; n = n.offsetParent) top += n.offsetTop;
-                return [s, top, e.offsetHeight]; })"""
-        )
+    def hand_positions(self, *phases: str) -> dict[int, dict[str, Any]]:
+        """Each place the hand was drawn at (its top, in whole pixels) in these phases,
+        with the first state drawn there: its version, phase and step, and each block
+        above the hand (selector, top, height) -- for saying what moved when it did."""
+        drawn: list[dict[str, Any]] = self.page.evaluate("window.__handTops || []")
+        found: dict[int, dict[str, Any]] = {}
+        for entry in drawn:
+            if entry["phase"] in phases:
+                found.setdefault(round(entry["top"]), entry)
         return found
 
     def log_lines(self) -> list[str]:
@@ -300,6 +311,14 @@ def start_table(seat: Seat, opponent: str = "computer") -> None:
     seat.page.click(f"button[data-opponent={opponent}]")
     seat.page.wait_for_url("**/r/**")
     seat.wait_ready()
+
+
+def hand_moves(positions: dict[int, dict[str, Any]]) -> str:
+    """`Seat.hand_positions` in words, for a failure message."""
+    return "; ".join(
+        f"{top}px from version {e['version']} ({e['phase']} {e['step']}), above it {e['above']}"
+        for top, e in sorted(positions.items())
+    )
 
 
 def phase_is(*phases: str) -> Callable[[dict[str, str]], bool]:

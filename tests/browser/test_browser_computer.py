@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 
-from browserkit import Seat, axe_problems, phase_is, start_table
+from browserkit import Seat, axe_problems, hand_moves, phase_is, start_table
 
 from engine import CARD_NAMES
 
 
 def test_a_deal_by_clicks_only(open_seat) -> None:
     seat = open_seat()
+    seat.watch_hand()
     start_table(seat)
     page = seat.page
     # The cut: both cut cards on the table. What the page shows and the version it shows
@@ -40,18 +41,13 @@ def test_a_deal_by_clicks_only(open_seat) -> None:
             shown = s.page.locator(f"[data-combo='{combo}'][data-shown=true] [data-card]")
             assert shown.count() >= 3
 
-    tops: dict[int, str] = {}  # where the hand was, and when first seen there
-
     # The log's lines on how many each side took, counted while they are recent: the
     # panel shows a deal's last 60 lines, and a long deal pushes them out by its end.
     took_lines = 0
 
     def measure(s: Seat) -> None:
         nonlocal took_lines
-        a, top = s.hand_top()
-        if a.get("phase") in ("exchange", "declare", "play"):
-            tops.setdefault(round(top), f"{a['phase']}-{a.get('step')}")
-        if a.get("phase") in ("declare", "play"):
+        if s.attrs().get("phase") in ("declare", "play"):
             took_lines = max(took_lines,
                              s.page.locator("#log-body li[data-kind=exchange]").count())
 
@@ -72,7 +68,8 @@ def test_a_deal_by_clicks_only(open_seat) -> None:
 
     seat.play_until(phase_is("deal_over"))
     # No layout jumps: the hand stayed where it was through the whole deal.
-    assert len(tops) == 1, tops
+    tops = seat.hand_positions("exchange", "declare", "play")
+    assert len(tops) == 1, f"the hand moved during the deal: {hand_moves(tops)}"
     view = seat.view()
     assert view["phase"] == "deal_over"
     seat.open_panels()
