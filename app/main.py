@@ -23,6 +23,7 @@ from app.runtime import LoopMonitor, collect_on_a_clock, settle_collector
 from app.security import ClientLimits, Guard
 from app.settings import Settings
 from app.store import RoomStore, StoreError, make_store
+from app.workerlife import die_with_parent
 
 log = logging.getLogger("piquet")
 
@@ -74,10 +75,12 @@ def create_app(
     set)."""
     settings = settings or Settings()
     # Worker processes for the computer's thinking, made when the first good or strong
-    # table is ("spawn": nothing of the server's threads or sockets is inherited).
+    # table is ("spawn": nothing of the server's threads or sockets is inherited). Each
+    # ends when the server does, however it ends (app/workerlife.py).
     def workers() -> ProcessPoolExecutor:
         return ProcessPoolExecutor(
-            settings.computer_workers, mp_context=multiprocessing.get_context("spawn"))
+            settings.computer_workers, mp_context=multiprocessing.get_context("spawn"),
+            initializer=die_with_parent)
 
     if store is None:
         # The store's copy outlives the room's idle time by two sweeps: the owner renews

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import random
 import re
 import socket
@@ -360,3 +361,50 @@ def test_the_lifespan_closes_what_is_still_open_with_1012(
         assert client.get(f"/r/{made['room_id']}").status_code == 404
         codes.clear()
     assert codes == [1012]  # the lifespan's own call, on leaving
+
+
+def _worker_pids(pid: int) -> set[int]:
+    """The server's computer workers: its children started by multiprocessing's spawn."""
+    found: set[int] = set()
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with contextlib.suppress(FileNotFoundError):
+            children = Path(f"/proc/{pid}/task/{task}/children").read_text()
+            found.update(int(c) for c in children.split())
+    return {c for c in found if _running(c) and b"spawn_main" in _cmdline(c)}
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except FileNotFoundError:
+        return b""
+
+
+def _running(pid: int) -> bool:
+    """Alive, and not a zombie (an exited orphan that no init has reaped yet)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"
+
+
+def test_a_killed_server_leaves_no_computer_worker_behind(tmp_path: Path) -> None:
+    """SIGKILL (the out-of-memory killer's way) leaves the server no time to stop its pool
+    of computer workers: they end on their own when it is gone, instead of waiting on their
+    queue for ever and piling up with each restart."""
+    with live_server(tmp_path, PIQUET_COMPUTER_WORKERS="2") as server:
+        assert server.proc is not None
+        server.post("/api/rooms", {"opponent": "computer", "level": "good"})
+        workers: set[int] = set()
+        deadline = time.monotonic() + 60
+        while len(workers) < 2 and time.monotonic() < deadline:
+            workers = _worker_pids(server.proc.pid)
+            time.sleep(0.1)
+        assert len(workers) == 2, f"a good table started {len(workers)} workers, not 2"
+        server.proc.kill()
+        server.proc.wait()
+        deadline = time.monotonic() + 60
+        while any(_running(w) for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [w for w in workers if _running(w)], "workers outlived their server"
