@@ -20,6 +20,19 @@ from app.settings import ROOT
 HOST = "127.0.0.1"
 
 
+def children(pid: int) -> list[int]:
+    """The processes `pid` started (its worker pool), from /proc."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # gone meanwhile
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
 class ServerDidNotStart(RuntimeError):
     """The process exited, or /healthz did not answer in time."""
 

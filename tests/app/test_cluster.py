@@ -20,6 +20,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 import engine
 from app.store import actions_key, room_key
 from tests.cluster import App, Nginx, Redis
+from tests.serverproc import children
 
 Json = dict[str, Any]
 
@@ -401,19 +402,6 @@ def test_a_deploy_lets_both_seats_back_at_once_through_nginx(tmp_path: Path) -> 
         new.kill()
         old.kill()
         redis.stop()
-
-
-def children(pid: int) -> list[int]:
-    """The processes `pid` started (its worker pool), from /proc."""
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue  # gone meanwhile
-        if int(fields[1]) == pid:
-            found.append(int(stat.parent.name))
-    return found
 
 
 @pytest.mark.parametrize("level", ["good", "strong"])

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import random
 import re
 import socket
@@ -27,6 +26,7 @@ from websockets.exceptions import ConnectionClosed
 
 from app.connection import CLOSE_TIMEOUT
 from app.rooms import RoomRegistry
+from tests.serverproc import children
 
 
 async def play_step(a: LiveSeat, b: LiveSeat, rng: random.Random,
@@ -365,12 +365,7 @@ def test_the_lifespan_closes_what_is_still_open_with_1012(
 
 def _worker_pids(pid: int) -> set[int]:
     """The server's computer workers: its children started by multiprocessing's spawn."""
-    found: set[int] = set()
-    for task in os.listdir(f"/proc/{pid}/task"):
-        with contextlib.suppress(FileNotFoundError):
-            children = Path(f"/proc/{pid}/task/{task}/children").read_text()
-            found.update(int(c) for c in children.split())
-    return {c for c in found if _running(c) and b"spawn_main" in _cmdline(c)}
+    return {c for c in children(pid) if _running(c) and b"spawn_main" in _cmdline(c)}
 
 
 def _cmdline(pid: int) -> bytes:

@@ -109,7 +109,7 @@ def test_a_phone_never_scrolls_sideways(open_seat, artifacts, width) -> None:
             assert box >= 44, f"{key}: a {box}px control"
         if key not in seen:
             seen.append(key)
-            shot = artifacts / f"phone-{phone['width']}-{len(seen):02d}-{key}.png"
+            shot = artifacts / f"phone-{width}-{len(seen):02d}-{key}.png"
             page.screenshot(path=str(shot), full_page=True)
 
     page.goto("/")
