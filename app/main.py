@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import logging
 import multiprocessing
+import os
 import time
 from collections.abc import AsyncIterator
 from concurrent.futures import ProcessPoolExecutor
@@ -80,7 +81,7 @@ def create_app(
     def workers() -> ProcessPoolExecutor:
         return ProcessPoolExecutor(
             settings.computer_workers, mp_context=multiprocessing.get_context("spawn"),
-            initializer=die_with_parent)
+            initializer=die_with_parent, initargs=(os.getpid(),))
 
     if store is None:
         # The store's copy outlives the room's idle time by two sweeps: the owner renews

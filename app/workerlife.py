@@ -4,9 +4,12 @@ A worker of a `ProcessPoolExecutor` waits on its call queue. Started with "spawn
 holds both ends of that queue's pipe, so when the server dies without shutting the pool
 down (SIGKILL, the kernel's out-of-memory killer) the worker never reads an end of file:
 it waits for ever, ~26 MB each, and a service manager that restarts the server piles
-them up. So each worker watches its parent's pid from a daemon thread and exits when it
-changes (the orphan is adopted by init or a subreaper). This module imports nothing of
-the server, so a worker stays as light as the engine.
+them up. So each worker is told the server's pid when it is made, ends at once if its
+parent is already another process (the server died while the worker was still starting:
+a spawned worker re-imports before its initializer runs), and otherwise watches its
+parent's pid from a daemon thread and exits when it changes (the orphan is adopted by
+init or a subreaper). This module imports nothing of the server, so a worker stays as
+light as the engine.
 """
 
 from __future__ import annotations
@@ -16,11 +19,14 @@ import threading
 import time
 
 
-def die_with_parent(interval: float = 0.5) -> None:
-    parent = os.getppid()
+def die_with_parent(server: int, interval: float = 0.5) -> None:
+    """The pool's initializer: `server` is the pid of the process that made the pool,
+    read there (reading `os.getppid()` here would find init if the server is gone)."""
+    if os.getppid() != server:
+        os._exit(0)
 
     def watch() -> None:
-        while os.getppid() == parent:
+        while os.getppid() == server:
             time.sleep(interval)
         os._exit(0)
 

@@ -33,6 +33,19 @@ def children(pid: int) -> list[int]:
     return found
 
 
+def session_members(sid: int) -> list[int]:
+    """The live processes of session `sid` (zombies left out), from /proc."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            state, *fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == sid and state != "Z":  # ppid, pgrp, session
+            found.append(int(stat.parent.name))
+    return found
+
+
 class ServerDidNotStart(RuntimeError):
     """The process exited, or /healthz did not answer in time."""
 
@@ -82,8 +95,12 @@ class AppProcess:
     settings (no computer delay, limits raised: every test's traffic comes from
     127.0.0.1); `env` adds or overrides PIQUET_* settings."""
 
-    def __init__(self, log_path: Path, port: int | None = None, **env: str) -> None:
+    def __init__(self, log_path: Path, port: int | None = None, *, new_session: bool = False,
+                 **env: str) -> None:
         self.port = port or free_port()
+        # A session of its own: everything it starts can be found by session id, even
+        # once it is dead and they are orphans (`session_members`).
+        self.new_session = new_session
         self.log_path = log_path
         self.env = {
             **os.environ,
@@ -105,7 +122,8 @@ class AppProcess:
         """Start it and wait until /healthz answers; returns itself."""
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=self.env,
-                                         stdout=log, stderr=subprocess.STDOUT)
+                                         stdout=log, stderr=subprocess.STDOUT,
+                                         start_new_session=self.new_session)
         wait_until_healthy(self.proc, self.http, details=self.log)
         return self
 

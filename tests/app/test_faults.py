@@ -12,8 +12,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import random
 import re
+import signal
 import socket
 import struct
 import time
@@ -26,7 +28,7 @@ from websockets.exceptions import ConnectionClosed
 
 from app.connection import CLOSE_TIMEOUT
 from app.rooms import RoomRegistry
-from tests.serverproc import children
+from tests.serverproc import children, session_members
 
 
 async def play_step(a: LiveSeat, b: LiveSeat, rng: random.Random,
@@ -384,22 +386,35 @@ def _running(pid: int) -> bool:
     return stat[stat.rindex(")") + 2] != "Z"
 
 
-def test_a_killed_server_leaves_no_computer_worker_behind(tmp_path: Path) -> None:
+@pytest.mark.parametrize("moment", ["made", "first_worker", "workers_up"])
+def test_a_killed_server_leaves_no_computer_worker_behind(tmp_path: Path, moment: str) -> None:
     """SIGKILL (the out-of-memory killer's way) leaves the server no time to stop its pool
     of computer workers: they end on their own when it is gone, instead of waiting on their
-    queue for ever and piling up with each restart."""
-    with live_server(tmp_path, PIQUET_COMPUTER_WORKERS="2") as server:
+    queue for ever and piling up with each restart. Killed at several moments of the
+    workers' start: as the pool is made, as soon as a worker process exists (before it
+    has re-imported and run its initializer), and once both are up. The server runs in a
+    session of its own, so every process it started (workers, multiprocessing's resource
+    tracker) is found by session even once orphaned."""
+    server = LiveServer(tmp_path / "server.log", new_session=True,
+                        PIQUET_COMPUTER_WORKERS="2").start()
+    try:
         assert server.proc is not None
+        pid = server.proc.pid
         server.post("/api/rooms", {"opponent": "computer", "level": "good"})
-        workers: set[int] = set()
         deadline = time.monotonic() + 60
-        while len(workers) < 2 and time.monotonic() < deadline:
-            workers = _worker_pids(server.proc.pid)
-            time.sleep(0.1)
-        assert len(workers) == 2, f"a good table started {len(workers)} workers, not 2"
+        want = {"made": 0, "first_worker": 1, "workers_up": 2}[moment]
+        while len(_worker_pids(pid)) < want and time.monotonic() < deadline:
+            time.sleep(0.002)
+        assert len(_worker_pids(pid)) >= want, f"the good table started no {want} workers"
         server.proc.kill()
         server.proc.wait()
         deadline = time.monotonic() + 60
-        while any(_running(w) for w in workers) and time.monotonic() < deadline:
+        while session_members(pid) and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert not [w for w in workers if _running(w)], "workers outlived their server"
+        left = {p: _cmdline(p) for p in session_members(pid)}
+        assert not left, f"killed at {moment!r}, these outlived their server: {left}"
+    finally:
+        server.kill()
+        for p in session_members(server.proc.pid if server.proc else -1):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(p, signal.SIGKILL)
