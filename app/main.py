@@ -115,7 +115,8 @@ def create_app(
             tasks.append(asyncio.create_task(
                 collect_on_a_clock(full_every=settings.collector_full_seconds)))
         tasks.append(asyncio.create_task(rooms.sweep_forever(settings.sweep_interval)))
-        tasks.append(asyncio.create_task(monitor.run(lambda: f"rooms {len(rooms)}")))
+        tasks.append(asyncio.create_task(
+            monitor.run(lambda: f"rooms {len(rooms)}", watch_stalls=settings.watch_stalls)))
         if rooms.store is not None:
             tasks.append(asyncio.create_task(rooms.store.listen(rooms.hand_over)))
         try:

@@ -17,10 +17,14 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import sys
+import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
 from typing import Any
 
 log = logging.getLogger("piquet.runtime")
@@ -114,6 +118,107 @@ class LoopReport:
                 f"(longest {self.young_pass_max_ms:.1f} ms)")
 
 
+ROOT = Path(__file__).resolve().parent.parent
+STALL_THRESHOLD = 0.05  # the loop not coming round for this long is a stall
+STALL_FRAMES = 8  # frames kept of what a stall was running, innermost first
+
+
+def where(frame: FrameType | None, depth: int = STALL_FRAMES) -> str:
+    """A stack, innermost first, as `app/rooms.py:sweep:612 < ...`: paths under the
+    project relative to it, others by their last two parts."""
+    parts: list[str] = []
+    while frame is not None and len(parts) < depth:
+        path = Path(frame.f_code.co_filename)
+        try:
+            name = str(path.relative_to(ROOT))
+        except ValueError:
+            name = "/".join(path.parts[-2:])
+        parts.append(f"{name}:{frame.f_code.co_name}:{frame.f_lineno}")
+        frame = frame.f_back
+    return " < ".join(parts) or "?"
+
+
+@dataclass(slots=True)
+class Stall:
+    """The event loop did not come round for `ms`; `where` is what its thread was running
+    most of that time (sampled), `samples` how many looks saw it."""
+
+    at_s: float  # seconds since the watch started
+    ms: float
+    where: str
+    samples: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"at_s": round(self.at_s, 1), "ms": round(self.ms, 1), "where": self.where,
+                "samples": self.samples}
+
+
+class StallWatch:
+    """A thread that asks the event loop to run a callback every `every` seconds and, while
+    the loop does not get to it, samples what the loop's thread is running. Each time the
+    loop came round more than `threshold` late is a `Stall`, kept (the worst `keep` and
+    the latest `keep`) with the stack seen most often during it: so a stall names the code
+    that held every table, not only how long (issue 29). The cost is one wake-up of the
+    loop per `every`, and nothing while it is not late."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, *, threshold: float = STALL_THRESHOLD,
+                 every: float = 0.01, keep: int = 10) -> None:
+        self.loop = loop
+        self.threshold = threshold
+        self.every = every
+        self.keep = keep
+        self.count = 0
+        self.total_ms = 0.0
+        self.worst: list[Stall] = []
+        self.latest: deque[Stall] = deque(maxlen=keep)
+        self._started = time.monotonic()
+        self._thread_id = threading.get_ident()  # made on the loop's thread
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="stall-watch", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            came = threading.Event()
+            sent = time.monotonic()
+            try:
+                self.loop.call_soon_threadsafe(came.set)
+            except RuntimeError:  # the loop is closed
+                return
+            stacks: Counter[str] = Counter()
+            while not came.wait(self.every):
+                if self._stop.is_set():
+                    return
+                if time.monotonic() - sent >= self.threshold:
+                    stacks[where(sys._current_frames().get(self._thread_id))] += 1
+            late = time.monotonic() - sent
+            if late >= self.threshold:
+                top, samples = stacks.most_common(1)[0] if stacks else ("?", 0)
+                self._note(Stall(sent - self._started, late * 1000, top, samples))
+            self._stop.wait(self.every)
+
+    def _note(self, stall: Stall) -> None:
+        self.count += 1
+        self.total_ms += stall.ms
+        self.latest.append(stall)
+        self.worst.append(stall)
+        self.worst.sort(key=lambda x: -x.ms)
+        del self.worst[self.keep:]
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"uptime_s": round(time.monotonic() - self._started, 1),
+                "count": self.count, "total_ms": round(self.total_ms, 1),
+                "threshold_ms": round(self.threshold * 1000),
+                "worst": [x.as_dict() for x in list(self.worst)],
+                "latest": [x.as_dict() for x in list(self.latest)]}
+
+
 class LoopMonitor:
     """Lag: a timer every `tick` seconds, and how much later than asked it ran (anything
     that holds the loop, the collector or a slow handler, shows there). Collector: how
@@ -140,6 +245,7 @@ class LoopMonitor:
         self.history: deque[LoopReport] = deque(maxlen=60)
         # Objects frozen at start-up (settle_collector); 0 if the collector is left alone.
         self.frozen_at_start = 0
+        self.stalls: StallWatch | None = None  # made by `run` when asked to watch
 
     def _on_gc(self, phase: str, info: dict[str, int]) -> None:
         if phase == "start":
@@ -187,13 +293,19 @@ class LoopMonitor:
             "windows": self.windows,
             "gc_frozen": self.frozen_at_start,
             "gc_thresholds": list(gc.get_threshold()),
+            "stalls": self.stalls.snapshot() if self.stalls is not None else None,
         }
 
-    async def run(self, extra: Callable[[], str] | None = None) -> None:
-        """Probe until cancelled; `extra()` (if given) adds to each window's log line."""
+    async def run(self, extra: Callable[[], str] | None = None, *,
+                  watch_stalls: bool = False) -> None:
+        """Probe until cancelled; `extra()` (if given) adds to each window's log line.
+        `watch_stalls`: also a `StallWatch`, whose stalls are logged as they end."""
         loop = asyncio.get_running_loop()
         self._started = time.monotonic()
         gc.callbacks.append(self._on_gc)
+        if watch_stalls:
+            self.stalls = StallWatch(loop)
+            self.stalls.start()
         try:
             while True:
                 asked = loop.time() + self.tick
@@ -204,7 +316,13 @@ class LoopMonitor:
                     slow = report.lag_max_ms >= self.WARN_LAG_MS
                     level = logging.WARNING if slow else logging.INFO
                     more = f"; {extra()}" if extra is not None else ""
+                    if self.stalls is not None and self.stalls.worst:
+                        worst = self.stalls.worst[0]
+                        more += (f"; stalls {self.stalls.count} in all, the worst "
+                                 f"{worst.ms:.0f} ms in {worst.where}")
                     if self.log is not None:
                         self.log.log(level, "%s %s%s", self.name, report.line(), more)
         finally:
             gc.callbacks.remove(self._on_gc)
+            if self.stalls is not None:
+                self.stalls.stop()

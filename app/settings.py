@@ -75,6 +75,9 @@ class Settings(BaseSettings):
     # With collector_tuning: seconds between full passes of the cyclic collector (the
     # young ones run every 50 ms: app/runtime.py).
     collector_full_seconds: Annotated[float, Field(gt=0)] = 3600
+    # A thread that names what the event loop was running whenever it came round more than
+    # 50 ms late (app/runtime.py, StallWatch): in /healthz?detail=1 and the minute's log line.
+    watch_stalls: bool = True
     # Redis, to keep rooms beyond this process (app/store.py), e.g. redis://127.0.0.1:6379/0.
     # Empty: rooms live in this process's memory only.
     redis_url: str = ""

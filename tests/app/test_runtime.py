@@ -41,6 +41,30 @@ def test_a_held_loop_shows_as_lag_and_a_full_pass_is_counted(
     assert gc.callbacks.count(monitor._on_gc) == 0  # the probe removed its hook
 
 
+def test_a_stall_names_the_code_that_held_the_loop() -> None:
+    """The stall watch says how long the loop was held and what held it (issue 29)."""
+    monitor = LoopMonitor(tick=0.01, window=60, name="test", logger=None)
+
+    def a_step_proportional_to_every_room() -> None:
+        time.sleep(0.3)
+
+    async def hold_the_loop() -> None:
+        task = asyncio.create_task(monitor.run(watch_stalls=True))
+        await asyncio.sleep(0.1)
+        a_step_proportional_to_every_room()
+        await asyncio.sleep(0.1)
+        task.cancel()
+
+    asyncio.run(hold_the_loop())
+    assert monitor.stalls is not None
+    stalls = monitor.stalls.snapshot()
+    assert stalls["count"] >= 1
+    worst = stalls["worst"][0]
+    assert worst["ms"] >= 250
+    assert "a_step_proportional_to_every_room" in worst["where"]
+    assert "tests/app/test_runtime.py" in worst["where"]
+
+
 def test_healthz_detail_shows_the_loop_and_the_collector(client: TestClient) -> None:
     assert "loop" not in client.get("/healthz").json()
     detail = client.get("/healthz", params={"detail": 1}).json()

@@ -463,6 +463,8 @@ async def run(args: argparse.Namespace, servers: Servers) -> dict[str, Any]:
                                  limits=no_keepalive) as http:
         detail = (await http.get("/healthz", params={"detail": 1})).json()
         server_windows = detail["loop"]["windows"]
+        # The server's clock at the start of play, to place its stalls in the play.
+        play_at = (detail["loop"].get("stalls") or {}).get("uptime_s", 0.0)
         while time.monotonic() < until and not all(t.done() for t in tasks):
             await asyncio.sleep(0.5)
             now = time.monotonic()
@@ -496,6 +498,12 @@ async def run(args: argparse.Namespace, servers: Servers) -> dict[str, Any]:
                     print(f"  {minute_line('server', loop['last'])}, its minute ending at "
                           f"{now - started:.0f} s of play"
                           + ("" if in_play else " (so partly set-up)"), flush=True)
+        stalls: list[dict[str, Any]] = []
+        for server in servers.app_bases:
+            with contextlib.suppress(httpx.TransportError, KeyError, TypeError):
+                got = (await http.get(f"{server}/healthz", params={"detail": 1})).json()
+                found = got["loop"]["stalls"]
+                stalls += [{**x, "server": server} for x in found["worst"]]
     stats.stop = True
     prober.cancel()
     _, pending = await asyncio.wait(tasks, timeout=RECV_TIMEOUT + 5)
@@ -536,6 +544,7 @@ async def run(args: argparse.Namespace, servers: Servers) -> dict[str, Any]:
         "client_cpu": client_cpu, "client_kb": client_kb, "health": health, "loops": loops,
         "codes": codes,
         "exit_code": exit_code,
+        "stalls": sorted(stalls, key=lambda x: -x["ms"]), "play_at": play_at,
     }
 
 
@@ -603,6 +612,12 @@ def report(args: argparse.Namespace, r: dict[str, Any]) -> int:
                   f" p99 {worst['lag_p99_ms']:.0f} ms; full gc passes in all: "
                   f"{sum(w['gc_full_passes'] for w in windows)}, longest "
                   f"{max(w['gc_full_pass_max_ms'] for w in windows):.0f} ms")
+    first_play = r["play_at"]
+    print(f"server stalls (the loop over 50 ms late): {len(r['stalls'])} of the worst kept"
+          + (":" if r["stalls"] else ""))
+    for x in r["stalls"][:5]:
+        print(f"  {x['ms']:.0f} ms at {x['at_s'] - first_play:.0f} s of play "
+              f"({x['samples']} looks): {x['where']}")
     for sample in stats.error_samples:
         print(f"error: {sample}")
     print(f"load processes={args.processes} rooms={k} actions/s={rate:.0f} "
@@ -649,7 +664,8 @@ def start_parts(args: argparse.Namespace, tmp: Path, log_path: Path, port: int,
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rooms", type=int, default=100, help="rooms at once (K)")
-    parser.add_argument("--seconds", type=float, default=30, help="length of the play phase")
+    parser.add_argument("--seconds", type=float, default=300,
+                        help="length of the play phase (300: a stall that starts late shows)")
     parser.add_argument("--pace", type=float, default=0.0,
                         help="mean pause in seconds between a room's actions (0: none)")
     parser.add_argument("--strong-rooms", type=int, default=0,
