@@ -11,7 +11,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from app.main import create_app
-from app.rooms import RoomRegistry
+from app.registry import RoomRegistry
 from app.serving import connection_cap, guarded_h11
 from app.settings import Settings
 

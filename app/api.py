@@ -8,7 +8,7 @@ from fastapi import APIRouter, HTTPException, Request
 from pydantic import BaseModel
 
 from app.protocol import Level, Opponent, json_schema
-from app.rooms import RoomRegistry, RoomsFullError
+from app.registry import RoomRegistry, RoomsFullError
 from app.runtime import LoopMonitor
 from app.security import TOO_MANY_ROOMS, may_make_room
 

@@ -18,8 +18,10 @@ from fastapi.templating import Jinja2Templates
 from starlette.types import Receive, Scope, Send
 
 from app import api, pages, ws
+from app.computer_seat import Policy
 from app.protocol import CLOSE_GOING_AWAY
-from app.rooms import Clock, Policy, RoomRegistry, SeedSource, random_seed
+from app.registry import RoomRegistry, random_seed
+from app.room import Clock, SeedSource
 from app.runtime import LoopMonitor, collect_on_a_clock, settle_collector
 from app.security import ClientLimits, Guard
 from app.settings import Settings

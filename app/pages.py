@@ -13,7 +13,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 
 import engine
-from app.rooms import RoomRegistry, RoomsFullError
+from app.registry import RoomRegistry, RoomsFullError
 from app.security import TOO_MANY_ROOMS, may_make_room
 from app.ws import seat_cookie
 from engine.computer import LEVELS

@@ -112,7 +112,7 @@ class RoomInfo(_ServerMessage):
 
 
 # --- the engine's view of one seat (docs/engine-api.md), as the schema describes it ----------
-# The server writes the view as the engine returns it (app/rooms.py); these models are its
+# The server writes the view as the engine returns it (app/room.py); these models are its
 # schema, and the tests check every frame against them.
 
 Card = Annotated[str, Field(description='a card by code: "QH", "10S"')]

@@ -124,7 +124,7 @@ STALL_FRAMES = 8  # frames kept of what a stall was running, innermost first
 
 
 def where(frame: FrameType | None, depth: int = STALL_FRAMES) -> str:
-    """A stack, innermost first, as `app/rooms.py:sweep:612 < ...`: paths under the
+    """A stack, innermost first, as `app/registry.py:sweep:212 < ...`: paths under the
     project relative to it, others by their last two parts."""
     parts: list[str] = []
     while frame is not None and len(parts) < depth:

@@ -34,7 +34,8 @@ from app.protocol import (
     ServerPong,
     client_message_adapter,
 )
-from app.rooms import WATCHER, Room, RoomRegistry
+from app.registry import RoomRegistry
+from app.room import WATCHER, Room
 from app.security import RateLimit, origin_allowed
 from app.settings import Settings
 from app.store import StoreError

@@ -18,7 +18,7 @@ import anyio
 import engine
 from app.main import create_app
 from app.protocol import server_message_adapter
-from app.rooms import Room
+from app.room import Room
 from app.settings import Settings
 
 with warnings.catch_warnings():

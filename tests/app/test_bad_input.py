@@ -21,7 +21,7 @@ from tablekit import (
 )
 
 import engine
-from app.rooms import Room
+from app.room import Room
 
 
 class Table:

@@ -11,7 +11,7 @@ import pytest
 from tablekit import SeatSocket, computer_done, new_room, room_of, serve
 
 import engine
-from app.rooms import Room
+from app.room import Room
 from engine.cards import is_carte_blanche
 from engine.state import Step
 

@@ -27,7 +27,7 @@ from tablekit import SeatSocket, new_room, next_move, serve
 from websockets.exceptions import ConnectionClosed
 
 from app.connection import CLOSE_TIMEOUT
-from app.rooms import RoomRegistry
+from app.registry import RoomRegistry
 from tests.serverproc import children, session_members
 
 

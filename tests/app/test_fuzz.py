@@ -54,7 +54,7 @@ from websockets.sync.client import ClientConnection, connect
 
 import engine
 from app.protocol import ActionMessage, NewMatchMessage, client_message_adapter
-from app.rooms import REMEMBERED_IDS
+from app.room import REMEMBERED_IDS
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "1000"))
 LIVE_EXAMPLES = int(os.environ.get("FUZZ_LIVE_EXAMPLES", "150"))
@@ -333,7 +333,7 @@ class Fuzzer:
         self.probe = probe
         self.rng = random.Random(66)
         self.counter = 0
-        # The ids each seat's server side remembers: the latest REMEMBERED_IDS (rooms.py).
+        # The ids each seat's server side remembers: the latest REMEMBERED_IDS (app/room.py).
         self.used: tuple[OrderedDict[str, None], OrderedDict[str, None]] = (
             OrderedDict(), OrderedDict())
         self.last_legal: tuple[int, str] | None = None

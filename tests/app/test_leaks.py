@@ -88,11 +88,11 @@ def test_a_room_id_that_looks_like_a_card_is_no_leak(
 ) -> None:
     """Room ids are random URL-safe text: one like "x-KD-..." names no card (a false
     alarm the 1,000-party run met)."""
-    import app.rooms
+    import app.registry
 
     every_card = "-".join(f"{r}{s}" for r in ("A", "K", "Q", "J", "10", "9", "8", "7")
                           for s in "SHDC")
-    monkeypatch.setattr(app.rooms, "new_room_id", lambda: f"x-{every_card}-x")
+    monkeypatch.setattr(app.registry, "new_room_id", lambda: f"x-{every_card}-x")
     room_id, a, b = friend_seats(client)
     assert "-KD-" in room_id
     check = a.on_frame = b.on_frame = LeakCheck(client, room_id, history)

@@ -15,7 +15,7 @@ from tablekit import FakeClock, SeatSocket, TestClient, join, new_room, serve
 import engine
 from app.connection import Connection
 from app.protocol import ActionMessage
-from app.rooms import Room
+from app.room import Room
 from app.store import hash_token
 from engine.computer import choose
 

@@ -29,7 +29,7 @@ from tablekit import (
 import engine
 from app.connection import PING_TEXT, Connection
 from app.protocol import ActionMessage, NewMatchMessage
-from app.rooms import Room
+from app.room import Room
 from app.store import hash_token
 
 Json = dict[str, Any]

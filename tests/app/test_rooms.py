@@ -27,9 +27,10 @@ from tablekit import (
 )
 
 import engine
-from app import rooms as rooms_module
+from app import room as room_module
+from app.computer_seat import COMPUTER_SEAT, ComputerSeat
 from app.protocol import CLOSE_POLICY
-from app.rooms import COMPUTER_SEAT, MAX_WATCHERS, ComputerSeat
+from app.room import MAX_WATCHERS
 
 # --- the cut --------------------------------------------------------------------------
 
@@ -281,7 +282,7 @@ def test_a_table_left_alone_forgets_its_views_working_and_plays_on(
     """Nobody acts for TRIM_SECONDS: the room drops what its views worked out (memory at
     5,000 tables, issue 14), and every state sent after that is still the seat's true
     view, worked out afresh."""
-    monkeypatch.setattr(rooms_module, "TRIM_SECONDS", 0.05)
+    monkeypatch.setattr(room_module, "TRIM_SECONDS", 0.05)
     history = History()
     wrong: list[int] = []
 

@@ -31,8 +31,10 @@ from tablekit import (
     serve,
 )
 
-import app.rooms
-from app.rooms import REMEMBERED_IDS, RoomRegistry, Seat
+import app.registry
+import app.room
+from app.registry import RoomRegistry
+from app.room import REMEMBERED_IDS, Seat
 from app.settings import ROOT
 from app.store import hash_token
 
@@ -163,7 +165,7 @@ def test_seat_tokens_are_compared_with_compare_digest(
         calls.append((a, b))
         return real(a, b)
 
-    monkeypatch.setattr(app.rooms.secrets, "compare_digest", spy)
+    monkeypatch.setattr(app.room.secrets, "compare_digest", spy)
     made = new_room(client, "friend")
     room_id = made["room_id"]
     friend = join(client, room_id)["token"]
@@ -251,9 +253,9 @@ def test_ids_and_tokens_come_from_secrets(monkeypatch: pytest.MonkeyPatch) -> No
         asked.append(nbytes)
         return real(nbytes)
 
-    monkeypatch.setattr(app.rooms.secrets, "token_urlsafe", spy)
-    assert len(app.rooms.new_room_id()) >= 11 and asked[-1] * 8 >= 64
-    assert len(app.rooms.new_token()) >= 22 and asked[-1] * 8 >= 128
+    monkeypatch.setattr(app.room.secrets, "token_urlsafe", spy)
+    assert len(app.registry.new_room_id()) >= 11 and asked[-1] * 8 >= 64
+    assert len(app.room.new_token()) >= 22 and asked[-1] * 8 >= 128
 
 
 # --- memory stays bounded ----------------------------------------------------------------
@@ -267,7 +269,7 @@ def test_rooms_under_churn_are_bounded_and_forgotten(templates_dir: Path) -> Non
     with serve(templates_dir, clock=clock, max_rooms=40, room_idle_seconds=60,
                sweep_interval=3600) as client:
         registry: RoomRegistry = client.app.state.rooms  # type: ignore[attr-defined]
-        alive: list[weakref.ref[app.rooms.Room]] = []
+        alive: list[weakref.ref[app.room.Room]] = []
         for wave in range(10):
             for i in range(40):
                 made = new_room(client, "computer" if i % 3 == 0 else "friend")

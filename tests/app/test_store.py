@@ -27,7 +27,7 @@ from tablekit import (
 )
 
 import engine
-from app.rooms import RoomRegistry
+from app.registry import RoomRegistry
 from app.store import (
     MemoryStore,
     RedisStore,

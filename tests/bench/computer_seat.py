@@ -1,5 +1,5 @@
 """What a move of the computer seat costs the server: every move it makes in random
-parties against a random player, through the seat's own code (app/rooms.py's
+parties against a random player, through the seat's own code (app/computer_seat.py's
 ComputerSeat: `look`, its one view of the table, then `move`, its decision and the
 engine applying it), each move timed on its own, with the parts it is made of.
 
@@ -20,7 +20,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import engine
-from app.rooms import Room
+from app.room import Room
 from engine.computer import choose
 from engine.selfplay import random_policy
 from engine.state import Step

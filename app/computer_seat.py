@@ -1,0 +1,230 @@
+"""The computer's seat at a table: it plays seat 1 from that seat's view only.
+
+`ComputerSeat` owns the computer's turn: when to move (the pace, which depends on the
+level and the step, never on the cards), where to think (the worker pool for good and
+strong, the event loop for basic), and how its move reaches the table (under the
+room's lock, stored before anyone is told, like a person's). It knows its room only
+through `Table`, the few things it needs of one (app/room.py's Room has them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+from collections.abc import Awaitable, Callable
+from concurrent.futures import Executor
+from typing import Any, Protocol
+
+import engine
+from app.protocol import ComputerLevel
+from app.store import StoreError, VersionConflict
+
+log = logging.getLogger("piquet.rooms")
+
+COMPUTER_SEAT = 1
+Policy = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+class Table(Protocol):
+    """What the computer seat needs of its room."""
+
+    room_id: str
+    lock: asyncio.Lock
+    state: engine.State
+    closed: bool
+    match: int
+
+    def person_present(self) -> bool:
+        """A person has the table open (the computer waits for one to show the cut to)."""
+        ...
+
+    async def save(self, *, action: tuple[int, dict[str, Any]]) -> None: ...
+
+    def change(self, state: engine.State) -> None: ...
+
+    async def let_go(self) -> None: ...
+
+
+class ComputerSeat:
+    """Plays seat 1 at a computer table from that seat's view only (DESIGN.md).
+
+    It answers whenever it is its turn and asks to see what scored against it;
+    it never presses "Deal next hand": the person moves on when ready. It runs as
+    a task so the person's action is answered at once; its moves come after.
+
+    Its level decides in `executor` (a process pool: thinking never holds the event
+    loop), except basic, whose decision takes microseconds. Each move comes a fixed
+    time after the change it answers -- the delay, or the level's pace when longer,
+    or the exchange delay -- however long the thinking took, so the pace tells
+    nothing about its cards (the pace must be at least the level's worst decision).
+    """
+
+    def __init__(
+        self,
+        room: Table,
+        policy: Policy | None,
+        delay: float,
+        exchange_delay: float = 0.0,
+        lead_delay: float = 0.0,
+        *,
+        level: ComputerLevel = "basic",
+        executor: Executor | None = None,
+        pace: float = 0.0,
+    ) -> None:
+        self.room = room
+        self._policy = policy
+        self.level = level
+        self.delay = delay
+        self.exchange_delay = exchange_delay
+        self.lead_delay = lead_delay
+        self.executor = executor
+        self.pace = pace if level == "strong" else 0.0  # good: its worst fits the delay
+        self._task: asyncio.Task[None] | None = None
+        # What waits out `pace`: tests replace it to see the wait asked for, or to hold it.
+        self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+        self._letting_go: asyncio.Task[None] | None = None
+        # `see` requests already made, so a view that keeps offering one cannot loop us.
+        self._asked: set[tuple[int, int, Any]] = set()
+
+    def replayed(self, match: int, deal_number: int, action: dict[str, Any]) -> None:
+        """A move of this seat's, replayed from the store: the `see` requests it made
+        are remembered as if it had made them here."""
+        if action.get("type") == "see":
+            self._asked.add((match, deal_number, action.get("combo")))
+
+    @property
+    def policy(self) -> Policy:
+        if self._policy is None:
+            from engine.computer import LEVELS
+
+            self._policy = LEVELS[self.level].choose
+        return self._policy
+
+    def pause(self, view: dict[str, Any]) -> float:
+        """How long to wait before acting on `view`, thinking included. It depends on the
+        level and the step only, never on the cards (DESIGN.md): the strong level answers
+        at its fixed pace (at least its worst decision); before choosing the dealer and
+        before a lead it waits at least `lead_delay`, so the cut, or the trick just won,
+        can be seen; as elder, at least `exchange_delay` before its exchange."""
+        wait = max(self.delay, self.pace)  # a humane pace; 0 in tests still yields
+        if view["to_move"] != COMPUTER_SEAT:
+            return wait
+        if view["step"] == "elder_exchange":
+            wait = max(wait, self.exchange_delay)
+        elif view["step"] in ("lead", "choose_dealer"):
+            wait = max(wait, self.lead_delay)
+        return wait
+
+    @property
+    def thinks_apart(self) -> bool:
+        """Good and strong think in a worker process, off the event loop."""
+        return self._policy is None and self.executor is not None and self.level != "basic"
+
+    async def _decide(self, view: dict[str, Any]) -> dict[str, Any]:
+        """The level's decision, in a worker process when it `thinks_apart`."""
+        if self.thinks_apart:
+            from engine.computer import decide
+
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(
+                self.executor, functools.partial(decide, self.level, view))
+        return self.policy(view)
+
+    def poke(self) -> None:
+        """Something changed: play if there is something to play."""
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._run(), name=f"computer {self.room.room_id}")
+
+    async def stop(self) -> None:
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    def _todo(self, view: dict[str, Any]) -> dict[str, Any] | None:
+        """The view to decide from, or None when the computer has nothing to do."""
+        legal: list[dict[str, Any]] = view["legal"]
+        if view["step"] == "choose_dealer" and not self.room.person_present():
+            return None  # the cut is shown to the person before it chooses: wait for them
+        if view["to_move"] == COMPUTER_SEAT and legal:
+            return view
+        if any(a["type"] == "carte_blanche" for a in legal):
+            # Younger's carte blanche is announced out of turn, during elder's exchange.
+            return {**view, "legal": [a for a in legal if a["type"] == "carte_blanche"]}
+        match, deal = self.room.match, view["deal_number"]
+        sees = [
+            a
+            for a in legal
+            if a["type"] == "see" and (match, deal, a.get("combo")) not in self._asked
+        ]
+        if sees:
+            # Out of turn it may only ask to see: the same view, with only those offered.
+            return {**view, "legal": sees}
+        return None
+
+    def look(self) -> tuple[engine.State, dict[str, Any] | None]:
+        """The room's state, and the view to decide from (None: nothing to do). The one
+        view a move costs, without the log (the policy does not read it)."""
+        state = self.room.state
+        return state, self._todo(engine.view(state, COMPUTER_SEAT, log=False))
+
+    def move(self, todo: dict[str, Any]) -> engine.State | None:
+        """Decide from `todo` here and now, and apply it (see `play`)."""
+        return self.play(todo, self.policy(todo))
+
+    def play(self, todo: dict[str, Any], action: dict[str, Any]) -> engine.State | None:
+        """Apply the decision made from `todo` to the room's state (which `todo` was seen
+        from); None if the policy answered out of turn with something not allowed."""
+        room = self.room
+        if todo["to_move"] != COMPUTER_SEAT and action.get("type") not in ("see", "carte_blanche"):
+            return None
+        if action.get("type") == "see":
+            self._asked.add((room.match, todo["deal_number"], action.get("combo")))
+        return engine.apply(room.state, COMPUTER_SEAT, action)
+
+    async def _run(self) -> None:
+        room = self.room
+        loop = asyncio.get_running_loop()
+        while not room.closed:
+            state, todo = self.look()
+            if todo is None:
+                return
+            wait = self.pause(todo)
+            started = loop.time()
+            try:
+                action = await self._decide(todo)
+            except Exception:
+                # A bug in the policy: stop rather than loop; the person can start anew.
+                log.exception("computer seat failed room=%s", room.room_id)
+                return
+            # Thinking apart is part of the wait, so the answer comes at the same pace
+            # whatever was thought about (a decision in the loop takes microseconds).
+            thought = loop.time() - started if self.thinks_apart else 0.0
+            await self.sleep(max(0.0, wait - thought))
+            async with room.lock:
+                if room.closed:
+                    return
+                if room.state is not state:
+                    continue  # the table changed while it thought: decide afresh
+                try:
+                    new = self.play(todo, action)
+                except Exception:
+                    # A bug in the policy or the engine: stop rather than loop; the person
+                    # can still start a new match.
+                    log.exception("computer seat failed room=%s", room.room_id)
+                    return
+                if new is None:
+                    return
+                try:
+                    await room.save(action=(COMPUTER_SEAT, action))
+                except VersionConflict:
+                    # let_go stops this task: from a task of its own, once this one is done.
+                    self._letting_go = asyncio.create_task(room.let_go())
+                    return
+                except StoreError as exc:
+                    # Nothing changed; the person's next message pokes the computer again.
+                    log.error("store failed room=%s computer: %s", room.room_id, exc)
+                    return
+                room.change(new)
