@@ -19,6 +19,8 @@ from engine.errors import IllegalActionError, MalformedActionError, OutOfTurnErr
 from engine.rules import (
     DiscardRule,
     apply,
+    check_pack,
+    deal_again,
     deck_for,
     legal,
     legal_json,
@@ -61,6 +63,8 @@ __all__ = [
     "Step",
     "Suit",
     "apply",
+    "check_pack",
+    "deal_again",
     "deal_log",
     "deck_for",
     "legal",

@@ -37,6 +37,15 @@ def deck_for(elder: Cards, younger: Cards, stock: Cards, *, packet: int = 2) -> 
     return (*deck, *st)
 
 
+def check_pack(pack: Sequence[Card | str]) -> tuple[Card, ...]:
+    """A pack in dealing order as Card values; ValueError unless it holds the 32 cards
+    once each."""
+    cards = tuple(c if isinstance(c, Card) else Card.parse(c) for c in pack)
+    if len(cards) != 32 or sorted(cards) != sorted(DECK):
+        raise ValueError("a pack must hold the 32 cards once each")
+    return cards
+
+
 def new_partie(
     seed: int,
     *,
@@ -44,13 +53,18 @@ def new_partie(
     decks: Sequence[Sequence[Card | str]] = (),
     packet: int = 2,
     first_dealer: int | None = None,
+    pack: Sequence[Card | str] | None = None,
 ) -> State:
-    """A new partie. The cut is made here; its winner then chooses who deals.
+    """A new partie. The cut is made here (from `seed`); its winner then chooses who deals.
 
-    `hands` gives the first deals' cards, one (elder, younger, stock) triple per deal:
-    12, 12 and 8 cards (stock top card first), whoever turns out to be elder. `decks`
-    does the same as whole packs in dealing order (`deck_for` turns one into the other).
-    Later deals are shuffled from `seed`. `first_dealer` skips the cut.
+    Each deal's pack is the one given to the action that deals it (`apply(..., pack=)`:
+    a server draws it from a secure source then, so nothing knows a deal before it is
+    dealt). Without one, `hands` gives the first deals' cards, one (elder, younger,
+    stock) triple per deal: 12, 12 and 8 cards (stock top card first), whoever turns out
+    to be elder; `decks` does the same as whole packs in dealing order (`deck_for`
+    turns one into the other); and any other deal is shuffled from `seed` (self-play,
+    tests). `first_dealer` skips the cut, and deals the first deal at once (from `pack`
+    if given).
     """
     if packet not in (2, 3):
         raise ValueError("cards are dealt in twos or threes")
@@ -77,6 +91,7 @@ def new_partie(
     if first_dealer is not None:
         if first_dealer not in (0, 1):
             raise ValueError("first_dealer is seat 0 or 1")
+        state.pack = None if pack is None else check_pack(pack)
         start_deal(state)
         return state
     # The cut (RULES.md §1): each seat cuts a card; the higher rank chooses; a tie re-cuts.
@@ -118,7 +133,8 @@ def start_deal(s: State) -> None:
         assert s.dealer is not None
         s.dealer = 1 - s.dealer
     elder, younger = 1 - s.dealer, s.dealer
-    deck = _deck_for(s, s.deal_number)
+    deck = s.pack if s.pack is not None else _deck_for(s, s.deal_number)
+    s.pack = None  # dealt: no state keeps it
     # Dealt in packets, elder first, until each has twelve; the other eight are the stock.
     hands: list[list[Card]] = [[], []]
     pos, turn = 0, elder
@@ -177,6 +193,22 @@ def on_choose_dealer(s: State, seat: int, a: Action) -> None:
 
 def on_next_deal(s: State, seat: int, a: Action) -> None:
     start_deal(s)
+
+
+def deal_again(s: State, why: str) -> None:
+    """The deal under way is void and dealt again from `s.pack` by the same dealer, or,
+    after a deal, the next one is dealt: what a server does when its store turns out to
+    have lost a move both seats had seen, so that no move is taken back and no card shown
+    is shown again in a hand. The void deal's scores go; the partie's stand."""
+    if s.step is Step.DEAL_OVER:
+        start_deal(s)
+    else:
+        s.deal_number -= 1
+        if s.deal_number >= 1:
+            assert s.dealer is not None
+            s.dealer = 1 - s.dealer  # start_deal turns it back
+        start_deal(s)
+    log(s, None, "deal", why)
 
 
 # Actions not bound to whose turn it is.

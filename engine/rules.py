@@ -17,7 +17,7 @@ shallow copy and returns it, or raises a PiquetError leaving `state` untouched.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from engine import dealing, declaring, exchange, showing, tricks
@@ -31,8 +31,8 @@ from engine.actions import (
     See,
     parse_action,
 )
-from engine.cards import sort_hand
-from engine.dealing import deck_for, new_partie
+from engine.cards import Card, sort_hand
+from engine.dealing import check_pack, deck_for, new_partie
 from engine.declaring import current_category
 from engine.errors import IllegalActionError, MalformedActionError, OutOfTurnError
 from engine.reckoning import PARTIE_DEALS, TIE_DEALS, partie_result, rubicon
@@ -49,7 +49,9 @@ __all__ = [
     "DiscardRule",
     "Legal",
     "apply",
+    "check_pack",
     "current_category",
+    "deal_again",
     "deck_for",
     "legal",
     "legal_json",
@@ -134,8 +136,12 @@ def _legal(s: State, seat: int) -> list[Legal]:
     return out
 
 
-def apply(state: State, seat: int, action: Action | dict[str, Any]) -> State:
-    """Apply `seat`'s action and return the new state; raise a PiquetError if refused."""
+def apply(state: State, seat: int, action: Action | dict[str, Any], *,
+          pack: Sequence[Card | str] | None = None) -> State:
+    """Apply `seat`'s action and return the new state; raise a PiquetError if refused.
+    `pack`: the pack to deal from if the action deals (choosing the dealer, dealing the
+    next hand); ignored otherwise, and kept by no state (ValueError if not a pack)."""
+    dealt = None if pack is None else check_pack(pack)
     if seat not in (0, 1) or isinstance(seat, bool):
         raise MalformedActionError(f"there is no seat {seat!r}; seats are 0 and 1")
     a = parse_action(action)
@@ -152,7 +158,9 @@ def apply(state: State, seat: int, action: Action | dict[str, Any]) -> State:
         if a not in [o for o, _ in options]:
             raise IllegalActionError(_refusal(state, seat, a))
         s = state.copy()
+        s.pack = dealt
         anytime(s, seat, a)
+        s.pack = None
         return s
     if state.to_move != seat:
         who = "nobody" if state.to_move is None else f"seat {state.to_move}"
@@ -173,7 +181,23 @@ def apply(state: State, seat: int, action: Action | dict[str, Any]) -> State:
     handler = _HANDLER_AT[state.step.word]
     assert handler is not None  # nobody is to move at a step without one
     s = state.copy()
+    s.pack = dealt
     handler(s, seat, a)
+    s.pack = None
+    return s
+
+
+def deal_again(state: State, pack: Sequence[Card | str], why: str) -> State:
+    """The table, not a seat: the deal under way is void and dealt again from `pack` by
+    the same dealer (after a deal, the next one is dealt). A server whose store lost a
+    move the seats had seen does this, so that no move is taken back (engine.dealing).
+    ValueError before the first deal and after the partie."""
+    if state.step in (Step.CHOOSE_DEALER, Step.PARTIE_OVER) or state.deal_number < 1:
+        raise ValueError(f"no deal to deal again at {state.step.word}")
+    s = state.copy()
+    s.pack = check_pack(pack)
+    dealing.deal_again(s, why)
+    s.pack = None
     return s
 
 
@@ -183,15 +207,18 @@ def _refusal(s: State, seat: int, a: Action) -> str:
     return f"{describe(a)} is not allowed now ({s.step.word}); allowed: {allowed}"
 
 
-def replay(
-    seed: int,
-    actions: Iterable[tuple[int, Action | dict[str, Any]]],
-    **options: Any,
-) -> State:
-    """Rebuild a partie from its seed (and `new_partie` options) and its (seat, action) list."""
+Entry = (tuple[int, Action | dict[str, Any]]
+         | tuple[int, Action | dict[str, Any], Sequence[Card | str] | None])
+
+
+def replay(seed: int, actions: Iterable[Entry], **options: Any) -> State:
+    """Rebuild a partie from its seed (and `new_partie` options) and its actions: (seat,
+    action) pairs, or (seat, action, pack) for an action that dealt from that pack."""
     s = new_partie(seed, **options)
-    for seat, action in actions:
-        s = apply(s, seat, action)
+    for entry in actions:
+        seat, action = entry[0], entry[1]
+        pack = entry[2] if len(entry) > 2 else None
+        s = apply(s, seat, action, pack=pack)
     return s
 
 

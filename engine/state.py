@@ -226,6 +226,9 @@ class State:
     bonuses: tuple[tuple[int, str, int], ...]
     # Each finished deal's scores by part (PARTS), one row per deal beside `sheet`.
     sheet_parts: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = ()
+    # The pack a dealing action deals from (`apply(..., pack=)`): set only while `apply`
+    # runs, so no state that leaves the engine holds a deal not yet dealt.
+    pack: tuple[Card, ...] | None = field(default=None, repr=False, compare=False)
     # `legal(state, seat)` by seat, worked out once: the view lists it and apply checks
     # against it. A state is never changed once new_partie or apply has returned it.
     legal_memo: dict[int, Any] = field(default_factory=dict, init=False, repr=False,

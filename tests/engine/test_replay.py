@@ -6,6 +6,8 @@ import json
 import random
 from typing import Any
 
+import pytest
+
 import engine
 from tests.engine.kit import random_action
 
@@ -42,3 +44,62 @@ def test_the_same_seed_deals_the_same_hands() -> None:
     a = engine.new_partie(seed=99, first_dealer=1)
     b = engine.new_partie(seed=99, first_dealer=1)
     assert a.hands == b.hands and a.stock == b.stock
+
+
+def test_each_deal_is_dealt_from_the_pack_its_action_brings() -> None:
+    """A server draws each deal's pack when it is dealt (nothing knows a deal before):
+    the action that deals brings it, no state keeps one, and the record of (seat,
+    action, pack) replays the partie exactly."""
+    rng = random.Random(5)
+    s = engine.new_partie(seed=5)
+    record: list[Any] = []
+    packs = []
+    while s.step is not engine.Step.PARTIE_OVER:
+        seat = s.to_move if s.to_move is not None else 0
+        action = random_action(s, seat, rng).to_json()
+        pack = None
+        if action["type"] in ("choose_dealer", "next_deal"):
+            deck = list(engine.DECK)
+            rng.shuffle(deck)
+            pack = [c.code for c in deck]
+            packs.append(pack)
+        after = engine.apply(s, seat, action, pack=pack)
+        assert after.pack is None
+        if pack is not None:
+            # Elder's first cards are the pack's first; the stock is its last eight.
+            elder = after.elder
+            assert elder is not None
+            assert set(after.hands[elder]) >= {engine.Card.parse(c) for c in pack[:2]}
+            assert [c.code for c in after.stock] == pack[24:]
+            # Not the deal the seed would have made: the pack, not the seed, deals.
+            assert engine.apply(s, seat, action).hands != after.hands
+        record.append((seat, action, pack))
+        s = after
+    assert len(packs) >= 6
+    assert engine.replay(5, record) == s
+
+
+def test_a_pack_must_hold_the_32_cards() -> None:
+    s = engine.new_partie(seed=1)
+    with pytest.raises(ValueError, match="32 cards"):
+        engine.apply(s, s.to_move or 0, {"type": "choose_dealer", "deal": True},
+                     pack=["AS"] * 32)
+    assert s.deal_number == 0
+
+
+def test_a_deal_dealt_again_keeps_the_dealer_and_the_partie_score() -> None:
+    s = engine.new_partie(seed=3, first_dealer=1)
+    rng = random.Random(3)
+    while s.deal_number < 2 or len(s.tricks) < 3:
+        seat = s.to_move if s.to_move is not None else 0
+        s = engine.apply(s, seat, random_action(s, seat, rng).to_json())
+    deck = list(engine.DECK)
+    rng.shuffle(deck)
+    again = engine.deal_again(s, deck, "The store lost a move: this deal is dealt again.")
+    assert again.deal_number == s.deal_number and again.dealer == s.dealer
+    assert again.sheet == s.sheet and again.tricks == () and again.events == ()
+    assert list(again.stock) == deck[24:]
+    assert again.log[-1].text == "The store lost a move: this deal is dealt again."
+    over = engine.new_partie(seed=3)
+    with pytest.raises(ValueError):
+        engine.deal_again(over, deck, "no deal yet")
