@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+import socket
 from types import FrameType
 from typing import Any
 
@@ -11,6 +12,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from app.main import create_app
+from app.protocol import CLOSE_GOING_AWAY
 from app.registry import RoomRegistry
 from app.serving import connection_cap, guarded_h11
 from app.settings import Settings
@@ -54,6 +56,12 @@ class Server(uvicorn.Server):
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         self.rooms.stop_taking_actions()
         super().handle_exit(sig, frame)
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        # Every table's sockets are told why first (uvicorn's own close has no reason),
+        # and an action that arrives meanwhile is answered "unavailable", not ignored.
+        await self.rooms.close_sockets(CLOSE_GOING_AWAY, "The server is restarting.")
+        await super().shutdown(sockets)
 
 
 def uvicorn_options(settings: Settings) -> dict[str, Any]:

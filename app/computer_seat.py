@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 import engine
 from app.protocol import ComputerLevel
-from app.store import StoreError, VersionConflict
+from app.store import Entry, StoreError, StoreUnknown, VersionConflict
 
 log = logging.getLogger("piquet.rooms")
 
@@ -40,11 +40,17 @@ class Table(Protocol):
         """A person has the table open (the computer waits for one to show the cut to)."""
         ...
 
-    async def save(self, *, action: tuple[int, dict[str, Any]]) -> None: ...
+    def apply(self, seat: int, action: dict[str, Any]) -> tuple[engine.State, Entry]:
+        """The action applied (not installed), and the entry that stores it."""
+        ...
+
+    async def save_move(self, entry: Entry) -> None: ...
+
+    def waiting_for_store(self) -> None: ...
 
     def change(self, state: engine.State) -> None: ...
 
-    async def let_go(self) -> None: ...
+    async def let_go(self, reason: str = ...) -> None: ...
 
 
 class ComputerSeat:
@@ -170,23 +176,26 @@ class ComputerSeat:
         state = self.room.state
         return state, self._todo(engine.view(state, COMPUTER_SEAT, log=False))
 
-    def move(self, todo: dict[str, Any]) -> engine.State | None:
+    def move(self, todo: dict[str, Any]) -> tuple[engine.State, Entry] | None:
         """Decide from `todo` here and now, and apply it (see `play`)."""
         return self.play(todo, self.policy(todo))
 
-    def play(self, todo: dict[str, Any], action: dict[str, Any]) -> engine.State | None:
+    def play(self, todo: dict[str, Any], action: dict[str, Any]
+             ) -> tuple[engine.State, Entry] | None:
         """Apply the decision made from `todo` to the room's state (which `todo` was seen
-        from); None if the policy answered out of turn with something not allowed."""
+        from), with the entry that stores it; None if the policy answered out of turn with
+        something not allowed."""
         room = self.room
         if todo["to_move"] != COMPUTER_SEAT and action.get("type") not in ("see", "carte_blanche"):
             return None
         if action.get("type") == "see":
             self._asked.add((room.match, todo["deal_number"], action.get("combo")))
-        return engine.apply(room.state, COMPUTER_SEAT, action)
+        return room.apply(COMPUTER_SEAT, action)
 
     async def _run(self) -> None:
         room = self.room
         loop = asyncio.get_running_loop()
+        failures = 0
         while not room.closed:
             state, todo = self.look()
             if todo is None:
@@ -209,22 +218,36 @@ class ComputerSeat:
                 if room.state is not state:
                     continue  # the table changed while it thought: decide afresh
                 try:
-                    new = self.play(todo, action)
+                    played = self.play(todo, action)
                 except Exception:
                     # A bug in the policy or the engine: stop rather than loop; the person
                     # can still start a new match.
                     log.exception("computer seat failed room=%s", room.room_id)
                     return
-                if new is None:
+                if played is None:
                     return
+                new, entry = played
                 try:
-                    await room.save(action=(COMPUTER_SEAT, action))
-                except VersionConflict:
-                    # let_go stops this task: from a task of its own, once this one is done.
-                    self._letting_go = asyncio.create_task(room.let_go())
+                    await room.save_move(entry)
+                except (VersionConflict, StoreUnknown) as exc:
+                    # Another process has the room, or whether the store holds the move is
+                    # unknown: this copy is done. let_go stops this task: from a task of
+                    # its own, once this one is done.
+                    why = ("The table's store did not answer; reconnecting shows the table "
+                           "as it is kept." if isinstance(exc, StoreUnknown) else
+                           "This table moved to another server; reconnect.")
+                    self._letting_go = asyncio.create_task(room.let_go(why))
                     return
                 except StoreError as exc:
-                    # Nothing changed; the person's next message pokes the computer again.
-                    log.error("store failed room=%s computer: %s", room.room_id, exc)
-                    return
-                room.change(new)
+                    # Not kept, and known not to be: the move is tried again (decided
+                    # afresh) once the store answers; the table says it waits for it.
+                    failures += 1
+                    log.error("store failed room=%s computer (try %d): %s", room.room_id,
+                              failures, exc)
+                    retry = min(5.0, 0.25 * 2 ** min(failures, 5))
+                    room.waiting_for_store()
+                else:
+                    failures = 0
+                    room.change(new)
+                    continue
+            await self.sleep(retry)

@@ -202,6 +202,10 @@ class Connection:
         if self._wakeup is not None and not self._wakeup.done():
             self._wakeup.set_result(None)
 
+    def sender(self) -> list[asyncio.Task[None]]:
+        """The task writing this socket, if it is still running (to wait for a close)."""
+        return [self._task] if self._task is not None and not self._task.done() else []
+
     def close(self, code: int, reason: str) -> None:
         """Close once the frames already queued are sent."""
         if self.closing:

@@ -21,7 +21,7 @@ from app import api, pages, ws
 from app.computer_seat import Policy
 from app.protocol import CLOSE_GOING_AWAY
 from app.registry import RoomRegistry, random_seed
-from app.room import Clock, SeedSource
+from app.room import Clock, PackSource, SeedSource, secure_pack
 from app.runtime import LoopMonitor, collect_on_a_clock, settle_collector
 from app.security import ClientLimits, Guard
 from app.settings import Settings
@@ -69,9 +69,12 @@ def create_app(
     policy: Policy | None = None,
     settle_gc: bool = False,
     store: RoomStore | None = None,
+    new_pack: PackSource = secure_pack,
 ) -> FastAPI:
-    """The app. `clock` drives idle expiry, `new_seed` the partie seeds and `policy`
-    the computer seat (default: engine.computer.choose); tests replace them.
+    """The app. `clock` drives idle expiry, `new_seed` the partie seeds (the cut),
+    `new_pack` each deal's pack as it is dealt (None from it: the engine's own, from the
+    seed) and `policy` the computer seat (default: engine.computer.choose); tests
+    replace them.
     `settle_gc`: once started, freeze what start-up made and set the collector's
     thresholds (app/runtime.py); `python -m app` does, the tests' processes do not.
     `store`: where rooms are kept beyond memory (default: Redis if PIQUET_REDIS_URL is
@@ -89,7 +92,9 @@ def create_app(
         # The store's copy outlives the room's idle time by two sweeps: the owner renews
         # it at every sweep, and deletes it when the room closes.
         store = make_store(settings.redis_url,
-                           ttl_seconds=settings.room_idle_seconds + 2 * settings.sweep_interval)
+                           ttl_seconds=settings.room_idle_seconds + 2 * settings.sweep_interval,
+                           cluster=settings.redis_cluster, replicas=settings.redis_replicas,
+                           patience=settings.store_patience, timeout=settings.redis_timeout)
     rooms = RoomRegistry(
         max_rooms=settings.max_rooms,
         idle_seconds=settings.room_idle_seconds,
@@ -105,6 +110,9 @@ def create_app(
         worker_count=settings.computer_workers,
         computer_pace=settings.computer_pace,
         store=store,
+        new_pack=new_pack,
+        rooms_per_address=settings.rooms_per_address,
+        give_way_seconds=settings.room_give_way_seconds,
     )
 
     monitor = LoopMonitor()
@@ -120,6 +128,8 @@ def create_app(
         tasks.append(asyncio.create_task(
             monitor.run(lambda: f"rooms {len(rooms)}", watch_stalls=settings.watch_stalls)))
         if rooms.store is not None:
+            for problem in await rooms.store.check():
+                log.error("store: %s", problem)
             tasks.append(asyncio.create_task(rooms.store.listen(rooms.hand_over)))
         try:
             yield

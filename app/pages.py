@@ -13,7 +13,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 
 import engine
-from app.registry import RoomRegistry, RoomsFullError
+from app.registry import RoomRegistry, RoomsFullError, TooManyRooms
 from app.security import TOO_MANY_ROOMS, may_make_room
 from app.ws import seat_cookie
 from engine.computer import LEVELS
@@ -32,6 +32,11 @@ def _templates(request: Request) -> Jinja2Templates:
 def _rooms(request: Request) -> RoomRegistry:
     rooms: RoomRegistry = request.app.state.rooms
     return rooms
+
+
+def _address(request: Request) -> str:
+    """The client's address (the forwarded one behind a trusted proxy)."""
+    return request.client.host if request.client else "?"
 
 
 def _set_seat_cookie(request: Request, response: Response, room_id: str, token: str) -> None:
@@ -99,7 +104,11 @@ async def make_room(
         room, token = await _rooms(request).create(
             "computer" if opponent == "computer" else "friend",
             "strong" if level == "strong" else "good" if level == "good" else "basic",
+            _address(request),
         )
+    except TooManyRooms as exc:
+        return message_page(request, 429, "Too many open tables", str(exc),
+                            action_label="Back to the lobby")
     except RoomsFullError:
         return message_page(
             request,
@@ -156,7 +165,10 @@ async def claim_seat(request: Request, room_id: str) -> Response:
     token = request.cookies.get(seat_cookie(room_id))
     seat = room.seat_for_token(token)
     if seat is None:
-        claimed = await room.claim_free_seat()
+        try:
+            claimed = await _rooms(request).join(room, _address(request))
+        except TooManyRooms as exc:
+            return JSONResponse({"detail": str(exc)}, 429)
         if claimed is None:
             return JSONResponse({"detail": "This table is full."}, 409)
         seat, token = claimed

@@ -30,6 +30,9 @@ ErrorCode = Literal[
     "out_of_turn",
     "not_allowed",
     "internal",
+    # The table cannot take moves just now (the server is stopping, the table moved, or
+    # its store is not answering): nothing changed; send it again once reconnected.
+    "unavailable",
 ]
 
 MessageId = Annotated[str, Field(min_length=1, max_length=64)]
@@ -109,6 +112,14 @@ class RoomInfo(_ServerMessage):
     watchers: int = 0  # how many sockets watch this table
     # At a friend's table after the partie: the seats that pressed "Play again".
     rematch: list[int] = []
+    # "waiting": a change is waiting for the table's store to answer (Redis down or slow).
+    store: Literal["ok", "waiting"] = "ok"
+    # What the table itself did and both seats are told (a deal dealt again because the
+    # store lost a move they had been shown); None most of the time.
+    notice: str | None = None
+    # Proves this socket was shown this version: sent back on reconnecting
+    # (`/ws/{room_id}?seen=VERSION.RECEIPT`), so a store found to have lost it is known.
+    receipt: str = ""
 
 
 # --- the engine's view of one seat (docs/engine-api.md), as the schema describes it ----------

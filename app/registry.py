@@ -14,7 +14,17 @@ from concurrent.futures import Executor
 import engine
 from app.computer_seat import COMPUTER_SEAT, Policy
 from app.protocol import CLOSE_ROOM_EXPIRED, Level, Opponent
-from app.room import ChangeListener, Clock, Room, SeedSource, new_token
+from app.room import (
+    DEALT_AGAIN,
+    TABLE,
+    ChangeListener,
+    Clock,
+    PackSource,
+    Room,
+    SeedSource,
+    new_token,
+    secure_pack,
+)
 from app.store import RoomStore, StoreError, hash_token
 
 log = logging.getLogger("piquet.rooms")
@@ -29,17 +39,25 @@ def random_seed() -> int:
 
 
 class RoomsFullError(RuntimeError):
-    """max_rooms rooms are open and in use, even after sweeping idle ones."""
+    """max_rooms rooms are open and every one has seen a move lately."""
+
+
+class TooManyRooms(RuntimeError):
+    """This client address holds `rooms_per_address` open rooms already."""
 
 
 class RoomRegistry:
-    """Every room of this process, with the limits: max_rooms and idle expiry.
+    """Every room of this process, with the limits: max_rooms, rooms per client address,
+    and expiry.
 
-    A room nobody has used (no action by a person, no friend in the other seat) and
-    nobody is waiting in (no socket open) expires after `unused_seconds`, and when all
-    max_rooms are open the oldest unused room gives way to the new one: a client that
-    makes rooms by the thousand fills nothing for long, and never keeps a visitor from a
-    table (issue 15)."""
+    A room in which no person has made a move expires after `unused_seconds` (a socket
+    open in it is not use: issue 25), one that was played at after `idle_seconds`
+    without a move. When all max_rooms are open, the room that has gone longest without
+    a move gives way to the new one, unused rooms first, any room quiet for
+    `give_way_seconds`: a visitor is refused only while every table has seen a move in
+    that time. And one client address holds at most `rooms_per_address` rooms at once
+    (made or joined): an attacker with N addresses holds at most N times that many, each
+    for `unused_seconds` unless it plays in them."""
 
     def __init__(
         self,
@@ -58,8 +76,16 @@ class RoomRegistry:
         worker_count: int = 1,
         computer_pace: float = 0.0,
         store: RoomStore | None = None,
+        new_pack: PackSource = secure_pack,
+        rooms_per_address: int = 1_000_000,
+        give_way_seconds: float = 300.0,
     ) -> None:
         self.max_rooms = max_rooms
+        self.rooms_per_address = rooms_per_address
+        self.give_way_seconds = give_way_seconds
+        # Which addresses made or joined each open room, and each address's rooms.
+        self.holders: dict[str, set[str]] = {}
+        self.held: dict[str, set[str]] = {}
         # Where the good and strong levels think (None: in the loop), made with the first
         # such table: a server that never has one starts no process.
         self._workers = workers
@@ -75,6 +101,7 @@ class RoomRegistry:
         self.max_connections_per_seat = max_connections_per_seat
         self.clock = clock
         self.new_seed = new_seed
+        self.new_pack = new_pack
         self.policy = policy
         # Called with a room when it is made and after every change (tests; later, a store).
         self.listeners: list[ChangeListener] = []
@@ -84,6 +111,9 @@ class RoomRegistry:
         self.store = store
         self._loading: dict[str, asyncio.Future[Room | None]] = {}
         self.stopping = False  # SIGTERM: no more actions (app/__main__.py)
+        # Rooms that came here from the store, and that went to another process: many of
+        # either per action means the proxy does not route by room (docs/operating.md).
+        self.moved = {"loaded": 0, "let_go": 0}
 
     def executor(self) -> Executor | None:
         """The worker pool, made (and its workers started, so that no decision waits on
@@ -129,7 +159,8 @@ class RoomRegistry:
             return room  # shutting down: the page may be served; its socket is told 1012
         if room is not None and self.rooms.get(room_id) is room:
             # Let go of (another process wrote it): load it afresh.
-            del self.rooms[room_id]
+            self._remove(room_id)
+            self.moved["let_go"] += 1
         if self.store is None:
             return None
         loading = self._loading.get(room_id)
@@ -154,25 +185,29 @@ class RoomRegistry:
             return None
         opponent = stored.options["opponent"]
         room = self._new_room(room_id, opponent, stored.seat_hashes[0],
-                              stored.options.get("level", "basic"))
+                              stored.options.get("level", "basic"), secret=stored.secret)
         room.seats[1].token_hash = stored.seat_hashes[1]
         room.rematch = set(stored.rematch)
         try:
-            state = engine.new_partie(seed=stored.seed, first_dealer=stored.first_dealer)
-            for seat, action in stored.actions:
+            state = engine.new_partie(seed=stored.seed, first_dealer=stored.first_dealer,
+                                      pack=stored.first_pack)
+            for seat, action, pack in stored.actions:
+                if seat == TABLE:
+                    assert pack is not None, "a deal dealt again keeps its pack"
+                    state = engine.deal_again(state, pack, DEALT_AGAIN)
+                    continue
                 if room.computer is not None and seat == COMPUTER_SEAT:
                     room.computer.replayed(stored.match, state.deal_number, action)
-                state = engine.apply(state, seat, action)
+                state = engine.apply(state, seat, action, pack=pack)
             room.state = state
         except Exception:
             log.exception("room %s: its actions do not replay", room_id)
             return None
         room.match, room.version = stored.match, stored.version
-        # Played at, or a friend took the other seat (issue 15's "used": such a room never
-        # gives way to a new one).
-        room.used = bool(stored.actions) or stored.match > 1 or (
-            stored.options["opponent"] == "friend" and stored.seat_hashes[1] is not None)
+        # Played at (a move stored, or a match after the first).
+        room.used = bool(stored.actions) or stored.match > 1
         self.rooms[room_id] = room
+        self.moved["loaded"] += 1
         log.info("room loaded room=%s version=%d actions=%d from=%s rooms=%d", room_id,
                  room.version, len(stored.actions), stored.owner or "?", len(self.rooms))
         if room.computer is not None and not self.stopping:
@@ -180,7 +215,7 @@ class RoomRegistry:
         return room
 
     def _new_room(self, room_id: str, opponent: Opponent, maker_token_hash: str | None,
-                  level: Level = "basic") -> Room:
+                  level: Level = "basic", secret: str = "") -> Room:
         return Room(
             room_id,
             opponent,
@@ -197,15 +232,20 @@ class RoomRegistry:
             computer_pace=self.computer_pace,
             maker_token_hash=maker_token_hash,
             store=self.store,
+            new_pack=self.new_pack,
+            secret=secret,
         )
 
-    async def create(self, opponent: Opponent, level: Level = "basic") -> tuple[Room, str]:
-        """A new room; returns it and seat 0's token. An unknown `level` is a ValueError."""
+    async def create(self, opponent: Opponent, level: Level = "basic",
+                     address: str | None = None) -> tuple[Room, str]:
+        """A new room, made for a client at `address`; returns it and seat 0's token. An
+        unknown `level` is a ValueError; TooManyRooms when the address holds its share."""
         from engine.computer import LEVELS
 
         if level not in LEVELS:
             raise ValueError(
                 f"Unknown computer level {level!r}: choose one of {', '.join(LEVELS)}.")
+        self._check_share(address)
         if len(self.rooms) >= self.max_rooms:
             await self.sweep()
             if len(self.rooms) >= self.max_rooms:
@@ -218,6 +258,7 @@ class RoomRegistry:
         if self.store is not None:
             await self.store.create(room.stored())  # StoreError: no room made
         self.rooms[room_id] = room
+        self.hold(room_id, address)
         for listener in self.listeners:
             listener(room)
         log.info("room created room=%s opponent=%s level=%s rooms=%d", room_id, opponent,
@@ -226,48 +267,96 @@ class RoomRegistry:
             room.computer.poke()  # it may have won the cut
         return room, token
 
+    async def join(self, room: Room, address: str | None = None) -> tuple[int, str] | None:
+        """A friend at `address` takes the free seat (None: the table is full);
+        TooManyRooms when the address holds its share of rooms already."""
+        if address is not None and room.room_id not in self.held.get(address, ()):
+            self._check_share(address)
+        claimed = await room.claim_free_seat()
+        if claimed is not None:
+            self.hold(room.room_id, address)
+        return claimed
+
+    def _check_share(self, address: str | None) -> None:
+        if address is not None and len(self.held.get(address, ())) >= self.rooms_per_address:
+            raise TooManyRooms(
+                f"You have {self.rooms_per_address} tables open already. Finish or leave "
+                "one (an unplayed table closes after a while) before opening another.")
+
+    def hold(self, room_id: str, address: str | None) -> None:
+        """`address` made or joined this room: it counts against its share while open."""
+        if address is None or room_id not in self.rooms:
+            return
+        self.held.setdefault(address, set()).add(room_id)
+        self.holders.setdefault(room_id, set()).add(address)
+
+    def _remove(self, room_id: str) -> Room | None:
+        """The room leaves this process's memory (and its holders' shares)."""
+        for address in self.holders.pop(room_id, ()):
+            rooms = self.held.get(address)
+            if rooms is not None:
+                rooms.discard(room_id)
+                if not rooms:
+                    del self.held[address]
+        return self.rooms.pop(room_id, None)
+
     async def _make_way(self) -> None:
-        """Every table is taken: the unused room idle the longest is closed for the new
-        one. If every room is in use, the new one is refused."""
-        unused = [r for r in self.rooms.values() if not r.used]
-        if not unused:
+        """Every table is taken: the room that has gone longest without a move gives way
+        to the new one, rooms nobody has played at first; a room that saw a move within
+        `give_way_seconds` never does. If every room did, the new one is refused."""
+        now = self.clock()
+        quiet = [r for r in self.rooms.values()
+                 if not r.used or now - r.last_move >= self.give_way_seconds]
+        if not quiet:
             raise RoomsFullError(f"All {self.max_rooms} tables are in use.")
-        room = min(unused, key=lambda r: r.last_activity)
-        del self.rooms[room.room_id]
+        room = min(quiet, key=lambda r: (r.used, r.last_move))
+        self._remove(room.room_id)
         let_go = room.closed
-        await room.close(CLOSE_ROOM_EXPIRED, "This table was never used, and made way for another.")
-        log.info("room gave way room=%s rooms=%d", room.room_id, len(self.rooms))
+        why = ("This table was never played at, and made way for another." if not room.used
+               else "This table had no move for a long while, and made way for another.")
+        await room.close(CLOSE_ROOM_EXPIRED, why)
+        log.info("room gave way room=%s used=%s rooms=%d", room.room_id, room.used,
+                 len(self.rooms))
         await self._forget(room, let_go)
 
     def _expired(self, room: Room, now: float) -> bool:
-        # A maker waiting with the page open for a friend keeps the room to the long limit:
-        # sockets cost an attacker (a cap per address), and unused rooms, held or not, still
-        # give way first when every table is taken, so holding them shuts nobody out.
-        waiting = any(seat.connections for seat in room.seats)
-        limit = self.idle_seconds if room.used or waiting else self.unused_seconds
-        return now - room.last_activity >= limit
+        # A socket held open is not use (issue 25): only moves keep a room, and a room
+        # nobody has played at goes soon, whoever waits in it.
+        limit = self.idle_seconds if room.used else self.unused_seconds
+        return now - room.last_move >= limit
 
-    async def sweep(self) -> int:
-        """Close the rooms idle for idle_seconds (unused_seconds if never used); returns
-        how many."""
+    async def sweep(self, batch: int = 500) -> int:
+        """Close the rooms idle for idle_seconds (unused_seconds if never played at);
+        returns how many. Done `batch` rooms at a time, letting the loop run between, so
+        no step holds every table (issue 29)."""
         now = self.clock()
-        idle = [r for r in self.rooms.values() if self._expired(r, now)]
+        idle: list[Room] = []
+        rooms = list(self.rooms.values())
+        for start in range(0, len(rooms), batch):
+            idle += [r for r in rooms[start:start + batch] if r.closed or self._expired(r, now)]
+            await asyncio.sleep(0)
+        expired = 0
         for room in idle:
-            del self.rooms[room.room_id]
-            let_go = room.closed
+            if self.rooms.get(room.room_id) is not room:
+                continue  # gone meanwhile
+            self._remove(room.room_id)
+            if room.closed:
+                continue  # let go of: another process's now
             await room.close(CLOSE_ROOM_EXPIRED, "This table has expired.")
+            expired += 1
             log.info("room expired room=%s rooms=%d", room.room_id, len(self.rooms))
-            await self._forget(room, let_go)
-        for room_id in [r.room_id for r in self.rooms.values() if r.closed]:
-            del self.rooms[room_id]
+            await self._forget(room, False)
         if self.store is not None and self.rooms:
             # The store's copies live while their rooms do: a room kept in memory with no
             # change for a while (people reading, thinking) must not expire there.
-            try:
-                await self.store.keep_alive(list(self.rooms))
-            except StoreError as exc:
-                log.error("store failed to keep rooms alive: %s", exc)
-        return len(idle)
+            ids = list(self.rooms)
+            for start in range(0, len(ids), batch):
+                try:
+                    await self.store.keep_alive(ids[start:start + batch])
+                except StoreError as exc:
+                    log.error("store failed to keep rooms alive: %s", exc)
+                    break
+        return expired
 
     async def _forget(self, room: Room, let_go: bool) -> None:
         """A room closed for good: nothing is kept in the store either (only if this
@@ -290,8 +379,9 @@ class RoomRegistry:
     async def hand_over(self, room_id: str) -> None:
         """Another process has taken this room (the store says so): let go of our copy;
         its sockets are closed with 1012, and reconnect through the proxy to the owner."""
-        room = self.rooms.pop(room_id, None)
+        room = self._remove(room_id)
         if room is not None and not room.closed:
+            self.moved["let_go"] += 1
             await room.let_go()
 
     def stop_taking_actions(self) -> None:
@@ -301,6 +391,17 @@ class RoomRegistry:
         for room in self.rooms.values():
             room.closed = True
 
+    async def close_sockets(self, code: int, reason: str, timeout: float = 3.0) -> None:
+        """Close every table's sockets with `code` and `reason`, and wait (up to
+        `timeout`) for the close frames to be written."""
+        senders = []
+        for room in list(self.rooms.values()):
+            for conn in room.connections():
+                conn.close(code, reason)
+                senders += conn.sender()
+        if senders:
+            await asyncio.wait(senders, timeout=timeout)
+
     async def close_all(self, code: int, reason: str) -> None:
         """Shutdown: every room closed, every socket told (a store holds every change
         already: there is nothing left to write)."""
@@ -308,5 +409,7 @@ class RoomRegistry:
         for room in list(self.rooms.values()):
             await room.close(code, reason)
         self.rooms.clear()
+        self.held.clear()
+        self.holders.clear()
         if self.store is not None:
             await self.store.close()

@@ -1,12 +1,13 @@
 """One table: its partie, its two seats and their sockets, and its watchers.
 
-Every change to a room's partie goes through `Room.act` (a seat's message) or the
-computer seat (app/computer_seat.py), both under the room's one asyncio.Lock, so
-actions are applied one at a time in arrival order. With a store (app/store.py),
-every change is written there first (`Room.save`), then installed (`Room.change`).
-Each change bumps `version` by one and owes every socket its own seat's view
-(`state_text`, written when the socket's turn to be written comes); nothing else is
-ever sent about the partie.
+Every change to a room's partie goes through `Room.act` (a seat's message), the
+computer seat (app/computer_seat.py) or a seat being taken, all under the room's one
+asyncio.Lock, so changes are made one at a time in arrival order. Every change is
+written to the store first (`Room.commit`, through the room's journal: app/journal.py),
+then installed (`Room.change`). Each change bumps `version` by one and owes every
+socket its own seat's view (`state_text`, written when the socket's turn to be written
+comes); nothing else is ever sent about the partie. Each deal's pack is drawn when it is
+dealt (`new_pack`: a secure shuffle), so no future deal exists anywhere.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import orjson
 import engine
 from app.computer_seat import COMPUTER_SEAT, ComputerSeat, Policy
 from app.connection import Connection
+from app.journal import Journal
 from app.protocol import (
     CLOSE_GOING_AWAY,
     CLOSE_REPLACED,
@@ -39,13 +41,37 @@ from app.protocol import (
     PresenceMessage,
 )
 from app.security import RateLimit
-from app.store import RoomStore, StoredRoom, StoreError, VersionConflict, hash_token
+from app.store import (
+    Change,
+    Entry,
+    Pack,
+    RoomStore,
+    SeatTaken,
+    StoredRoom,
+    StoreError,
+    StoreUnknown,
+    VersionConflict,
+    change_for_action,
+    hash_token,
+)
 
 log = logging.getLogger("piquet.rooms")
 
 Clock = Callable[[], float]
 SeedSource = Callable[[], int]
+# A new deal's pack, drawn when it is dealt; None: the engine's own, from the partie's
+# seed (tests and tools that fix the deals by seed).
+PackSource = Callable[[], Pack | None]
 ChangeListener = Callable[["Room"], None]
+
+# The actions that deal a hand, and so bring a pack with them.
+DEALING = frozenset({"choose_dealer", "next_deal"})
+# The table itself, not a seat, in a stored entry: a deal dealt again (`Room.recover`).
+TABLE = -1
+DEALT_AGAIN = ("The table's store lost a move both seats had been shown. So that no move "
+               "can be taken back, this deal was dealt again with a new pack.")
+STARTED_AGAIN = ("The table's store lost a move both seats had been shown. So that no move "
+                 "can be taken back, the partie starts again.")
 
 # A watching socket holds no seat: its `seat` is this, which indexes no seat.
 WATCHER = -1
@@ -61,6 +87,13 @@ REMEMBERED_IDS = 32
 
 def new_token() -> str:
     return secrets.token_urlsafe(24)  # 192 bits; DESIGN.md asks >= 128
+
+
+def secure_pack() -> Pack:
+    """A pack shuffled from the operating system's secure source, drawn as it is dealt."""
+    deck = [c.code for c in engine.DECK]
+    secrets.SystemRandom().shuffle(deck)
+    return tuple(deck)
 
 
 @dataclass(slots=True)
@@ -100,10 +133,10 @@ class Room:
     # Slots: one dict fewer per room (docs/reliability.md); __weakref__ for the tests that
     # check an expired room is freed.
     __slots__ = ("__weakref__", "changed_at", "clock", "closed", "computer", "computer_pace",
-                 "computer_setup", "last_activity", "level", "listeners", "lock", "match",
-                 "max_connections_per_seat", "new_seed", "opponent", "rematch", "room_id",
-                 "seats", "state", "store", "trim", "used", "version", "watchers",
-                 "workers")
+                 "computer_setup", "journal", "last_activity", "last_move", "level",
+                 "listeners", "lock", "match", "max_connections_per_seat", "new_pack",
+                 "new_seed", "notice", "opponent", "rematch", "room_id", "seats", "state",
+                 "store", "trim", "used", "version", "watchers", "workers")
 
     def __init__(
         self,
@@ -123,12 +156,15 @@ class Room:
         computer_pace: float = 0.0,
         maker_token_hash: str | None = None,
         store: RoomStore | None = None,
+        new_pack: PackSource = secure_pack,
+        secret: str = "",
     ) -> None:
         self.room_id = room_id
         self.level: Level | None = level if opponent == "computer" else None
         self.opponent: Opponent = opponent
         self.clock = clock
         self.new_seed = new_seed
+        self.new_pack = new_pack
         self.max_connections_per_seat = max_connections_per_seat
         self.listeners = listeners
         self.lock = asyncio.Lock()
@@ -140,12 +176,19 @@ class Room:
         self.version = 1
         self.match = 1  # counts new matches, so each socket knows when its log restarts
         self.seats = (Seat(maker_token_hash or hash_token(new_token())), Seat(None))
-        # Where every change is written before anyone is told (None: memory only).
+        # Where every change is written before anyone is told (None: memory only), and
+        # what the room keeps of its writes and receipts.
         self.store = store
+        self.journal = Journal(room_id, store, secret)
         self.last_activity = clock()
-        # A person has acted here, or a friend has taken the other seat. A room never used
-        # expires sooner, and gives way first when every table is taken (issue 15).
+        # When the partie last changed (a move, a new match): a room that has gone longest
+        # without one gives way first when every table is taken (issue 25).
+        self.last_move = self.last_activity
+        # A person has acted here (a friend who joined and never moved has not). A room
+        # never used expires sooner, sockets open or not, and gives way first.
         self.used = False
+        # What both seats are told of something the table did (a deal dealt again).
+        self.notice: str | None = None
         self.closed = False
         self.computer: ComputerSeat | None = None
         # What a computer seat is made with, here or later (a friend who never came).
@@ -190,27 +233,24 @@ class Room:
         return self.opponent == "friend" and self.seats[1].token_hash is None
 
     async def claim_free_seat(self) -> tuple[int, str] | None:
-        """A friend's first visit takes seat 1; None when the table is full (here, or
-        in the store: another process may have given it away). The cut is made now, with
-        both seated (the one made with the room was only a placeholder)."""
-        if not self.has_free_seat():
-            return None
-        token = new_token()
-        digest = hash_token(token)
-        if self.store is not None and not await self.store.claim_seat(self.room_id, 1, digest):
-            return None
-        if self.seats[1].token_hash is not None:  # taken here while the store answered
-            return None
-        self.seats[1].token_hash = digest
-        self.used = True
-        self.touch()
+        """A friend's first visit takes seat 1; None when the table is full (here, or in
+        the store: another process may have given it away, to a friend or the computer).
+        The seat and the new cut (the one made with the room was only a placeholder) are
+        one change, under the room's lock: a seat claimed and a seat given to the
+        computer never both succeed (issue 25)."""
         async with self.lock:
+            if self.closed or not self.has_free_seat():
+                return None
+            token = new_token()
+            digest = hash_token(token)
             try:
-                await self._fresh_partie()
-            except VersionConflict:
+                await self._fresh_partie(claim=(1, digest))
+            except SeatTaken:
+                return None
+            except (VersionConflict, StoreUnknown):
                 await self.let_go()  # another process has the room: the page reconnects
-            except StoreError as exc:  # the seat is taken; the room's first cut stands
-                log.error("store failed room=%s new partie on join: %s", self.room_id, exc)
+                return None
+        self.touch()
         self.broadcast_presence()
         return 1, token
 
@@ -315,6 +355,9 @@ class Room:
                 "can_new_match": not watching and self.can_new_match(),
                 "watchers": len(self.watchers),
                 "rematch": sorted(self.rematch),
+                "store": "waiting" if self.journal.waiting else "ok",
+                "notice": self.notice,
+                "receipt": self.journal.receipt(self.version),
             },
         }
         return orjson.dumps(message).decode()
@@ -366,6 +409,10 @@ class Room:
         If applied, the seat's new state goes out on `conn` at once, from this task."""
         async with self.lock:
             if self.closed:
+                self.refuse(conn, "unavailable",
+                            "This table is not taking moves just now (the server is "
+                            "restarting, or the table moved); nothing changed. It will "
+                            "reconnect by itself.")
                 return
             if conn.seat == WATCHER:
                 self.refuse(conn, "not_allowed", "You are watching this table: you cannot play.")
@@ -396,22 +443,45 @@ class Room:
             except VersionConflict:
                 changed = False
                 await self.let_go()
+            except StoreUnknown as exc:
+                changed = False
+                log.error("store failed room=%s seat=%d: %s", self.room_id, conn.seat, exc)
+                await self.let_go(
+                    "The table's store did not answer, so whether your last move was kept "
+                    "is not known yet; reconnecting shows the table as it is kept.")
+            except SeatTaken:
+                changed = False
+                self.refuse(conn, "not_allowed", "Your friend has just taken the seat.")
             except StoreError as exc:
                 changed = False
                 log.error("store failed room=%s seat=%d: %s", self.room_id, conn.seat, exc)
-                self.refuse(conn, "internal",
-                            "The table could not be saved just now; nothing changed.")
+                self.refuse(conn, "unavailable",
+                            "The table's store is not answering just now; nothing changed. "
+                            "Try again in a moment.")
         # Out of the lock (the write may wait on a slow socket: only this seat's own), and
         # with no wait since the change, so the state written is the one just made.
         if changed:
-            self.used = True
             await conn.send_state_now()
         if self.computer is not None:
             self.computer.poke()
 
+    def apply(self, seat: int, action: dict[str, Any]) -> tuple[engine.State, Entry]:
+        """`seat`'s action applied to the partie (not yet installed), and the entry that
+        stores it: an action that deals brings a pack drawn now (PiquetError if refused)."""
+        pack = self.new_pack() if action.get("type") in DEALING else None
+        state = engine.apply(self.state, seat, action, pack=pack)
+        if state.deal_number == self.state.deal_number:
+            pack = None  # it dealt nothing (a refusal raised above; this is a see or such)
+        return state, (seat, action, pack)
+
+    async def save_move(self, entry: Entry) -> None:
+        """Store a move made on the current version (the caller holds the lock, and calls
+        `change` next)."""
+        await self.commit(change_for_action(self.version + 1, *entry))
+
     async def _apply_action(self, conn: Connection, action: dict[str, Any]) -> bool:
         try:
-            state = engine.apply(self.state, conn.seat, action)
+            state, entry = self.apply(conn.seat, action)
         except engine.MalformedActionError as exc:
             self.refuse(conn, "bad_message", str(exc))
         except engine.OutOfTurnError as exc:
@@ -422,7 +492,8 @@ class Room:
             log.exception("engine failed room=%s seat=%d", self.room_id, conn.seat)
             self.refuse(conn, "internal", "The server failed on that action; nothing changed.")
         else:
-            await self.save(action=(conn.seat, action))
+            await self.save_move(entry)
+            self.used = True
             self.change(state, skip=conn)
             return True
         return False
@@ -438,6 +509,7 @@ class Room:
         if self.opponent == "friend":
             return await self._ask_rematch(conn)
         await self._fresh_partie(skip=conn)
+        self.used = True
         log.info("new match room=%s seat=%d", self.room_id, conn.seat)
         return True
 
@@ -448,13 +520,14 @@ class Room:
             self.refuse(conn, "not_allowed", "You asked to play again; waiting for your friend.")
             return False
         if not self.rematch:  # the first press: stored first, like any change
-            await self.save(rematch=[conn.seat])
+            await self.commit(Change(self.version + 1, "rematch", rematch=(conn.seat,)))
             self.rematch.add(conn.seat)
             self.change(self.state, skip=conn)
             return True
         # Both have pressed: the new partie (it clears `rematch`).
         last = self.state.first_dealer
         await self._fresh_partie(first_dealer=None if last is None else 1 - last, skip=conn)
+        self.used = True
         log.info("rematch room=%s", self.room_id)
         return True
 
@@ -467,6 +540,7 @@ class Room:
                         "while nobody has taken it.")
             return False
         await self._fresh_partie(skip=conn, computer_level=level)
+        self.used = True
         self.broadcast_presence()
         log.info("computer seat room=%s level=%s", self.room_id, level)
         return True
@@ -477,47 +551,53 @@ class Room:
         first_dealer: int | None = None,
         skip: Connection | None = None,
         computer_level: ComputerLevel | None = None,
+        claim: tuple[int, str] | None = None,
     ) -> None:
         """A new partie in this room (a new match: every socket's log starts again),
         stored first (the caller holds the lock). `computer_level`: seat 1 goes to the
-        computer, at that level, from this partie on."""
-        state = engine.new_partie(seed=self.new_seed(), first_dealer=first_dealer)
+        computer, at that level, from this partie on; `claim`: a friend takes seat 1 (its
+        token's digest). Either needs seat 1 still free (SeatTaken)."""
+        pack = self.new_pack() if first_dealer is not None else None
+        state = engine.new_partie(seed=self.new_seed(), first_dealer=first_dealer, pack=pack)
         options = self.options()
         if computer_level is not None:
             options = {"opponent": "computer", "level": computer_level}
-        await self.save(new_match=state, options=options)
-        if computer_level is not None:  # only once stored: a refused write changes nothing
+        free = 1 if computer_level is not None or claim is not None else None
+        if free is not None and self.seats[free].token_hash is not None:
+            raise SeatTaken(f"seat {free} is taken")
+        await self.commit(Change(
+            self.version + 1, "match", match=self.match + 1, seed=state.seed,
+            first_dealer=first_dealer, first_pack=pack, options=options, claim=claim,
+            free=free))
+        # Only once stored: a refused write changes nothing.
+        if computer_level is not None:
             self.opponent = "computer"
             self.level = computer_level
             self.computer = self._computer_seat(computer_level)
+        if claim is not None:
+            self.seats[claim[0]].token_hash = claim[1]
         self.match += 1
         self.rematch.clear()
+        self.notice = None
         self.change(state, skip=skip)
 
-    async def save(
-        self,
-        *,
-        action: tuple[int, dict[str, Any]] | None = None,
-        new_match: engine.State | None = None,
-        options: dict[str, Any] | None = None,
-        rematch: list[int] | None = None,
-    ) -> None:
-        """With a store, write the coming change there (the caller holds the lock, and
-        calls `change` next): a (seat, action) applied; a new match (its seed and first
-        dealer, and the room's `options` from then on); or the seats that pressed "Play
-        again". So every change is stored before any socket is told. StoreError: it was
-        not written, and the caller must change nothing (VersionConflict: `let_go`)."""
-        if self.store is None:
-            return
-        version = self.version + 1
-        if new_match is not None:
-            await self.store.new_match(self.room_id, version, self.match + 1, new_match.seed,
-                                       first_dealer=new_match.first_dealer, options=options)
-        elif rematch is not None:
-            await self.store.rematch(self.room_id, version, rematch)
-        else:
-            assert action is not None, "a change is an action, a new match or a rematch"
-            await self.store.append(self.room_id, version, *action)
+    async def commit(self, change: Change) -> None:
+        """Write the coming change to the store before anyone is told (the caller holds
+        the lock, and calls `change` next). StoreError: not kept, and the caller changes
+        nothing (VersionConflict, StoreUnknown: `let_go`). While the store is slow to
+        answer, every socket is told the table waits for it."""
+        await self.journal.commit(change, self.version, self._waiting_for_store)
+
+    def _waiting_for_store(self, waiting: bool) -> None:
+        for conn in self.connections():
+            conn.want_state()  # the state's room.store says "waiting", then "ok"
+
+    def waiting_for_store(self) -> None:
+        """A move could not be stored and will be tried again (the computer's): every
+        socket is told the table waits for its store, until a write gets through."""
+        if not self.journal.waiting:
+            self.journal.waiting = True
+            self._waiting_for_store(True)
 
     def options(self) -> dict[str, Any]:
         """What the room is made with, as the store keeps it: the opponent, and the
@@ -527,11 +607,15 @@ class Room:
         return {"opponent": self.opponent, "level": self.level}
 
     def change(self, state: engine.State, *, skip: Connection | None = None) -> None:
-        """Install a new state (the caller holds the lock, and has `save`d it): one version
-        up, and every socket owed its new state, but `skip`, which the caller writes."""
+        """Install a new state (the caller holds the lock, and has committed it): one
+        version up, and every socket owed its new state, but `skip`, which the caller
+        writes."""
+        if state.deal_number != self.state.deal_number:
+            self.notice = None  # told for the deal dealt again; gone with it
         self.state = state
         self.version += 1
         self.touch()
+        self.last_move = self.last_activity
         self._schedule_trim()
         for listener in self.listeners:  # before anyone is told: a store is never behind
             listener(self)
@@ -571,15 +655,46 @@ class Room:
         for conn in self.connections():
             conn.close(code, reason)
 
-    async def let_go(self) -> None:
-        """The store refused a write: another process has changed this room since, so
-        it is no longer ours. Close it here; its sockets reconnect (1012) and reach the
-        owner, or load it afresh. The registry forgets a closed room (`find`)."""
-        log.warning("room moved room=%s version=%d: letting go", self.room_id, self.version)
-        await self.close(CLOSE_GOING_AWAY, "This table moved to another server; reconnect.")
+    async def let_go(self, reason: str = "This table moved to another server; reconnect.") \
+            -> None:
+        """The store refused a write (another process has changed this room since), or
+        did not answer: this copy can no longer be trusted. Close it here; its sockets
+        reconnect (1012) and reach the owner, or load it afresh. The registry forgets a
+        closed room (`find`)."""
+        log.warning("room let go room=%s version=%d: %s", self.room_id, self.version, reason)
+        await self.close(CLOSE_GOING_AWAY, reason)
+
+    async def recover(self, shown: int) -> None:
+        """A seat proves it was shown version `shown` (its receipt), and this room, as the
+        store holds it, is older: the store lost moves both seats may have seen, and no
+        process still has them. The room is not resumed as if nothing happened: the deal
+        under way is void and dealt again with a new pack (before the first deal or after
+        the partie, the partie starts again), both seats are told why, and no card they
+        were shown comes back into a hand to be played again."""
+        async with self.lock:
+            if self.closed or shown <= self.version:
+                return  # dealt with already (the other seat came back first)
+            log.error("store behind room=%s: it holds version %d, a seat was shown %d",
+                      self.room_id, self.version, shown)
+            try:
+                if self.state.deal_number >= 1 and self.state.step not in (
+                        engine.Step.CHOOSE_DEALER, engine.Step.PARTIE_OVER):
+                    pack = secure_pack()
+                    state = engine.deal_again(self.state, pack, DEALT_AGAIN)
+                    await self.commit(change_for_action(
+                        self.version + 1, TABLE, {"type": "deal_again"}, pack))
+                    self.change(state)
+                    self.notice = DEALT_AGAIN
+                else:
+                    await self._fresh_partie()
+                    self.notice = STARTED_AGAIN
+            except StoreError as exc:
+                log.error("store failed room=%s recovering: %s", self.room_id, exc)
+                await self.let_go("The table's store is not answering; reconnect.")
 
     def stored(self) -> StoredRoom:
         """This room as a new entry for the store (its actions so far: none)."""
         return StoredRoom(self.room_id, self.options(), self.state.seed, self.match,
                           self.version, [s.token_hash for s in self.seats],
-                          first_dealer=self.state.first_dealer, rematch=sorted(self.rematch))
+                          first_dealer=self.state.first_dealer, rematch=sorted(self.rematch),
+                          secret=self.journal.secret)

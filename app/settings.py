@@ -44,6 +44,11 @@ class Settings(BaseSettings):
     # FORWARDED_ALLOW_IPS): `rooms_per_minute` on average, `rooms_burst` at once.
     rooms_per_minute: Annotated[float, Field(gt=0)] = 6
     rooms_burst: Annotated[int, Field(ge=1)] = 10
+    # Rooms one client address holds open at once (made or joined; the forwarded address
+    # behind a trusted proxy), and how long a room must have gone without a move before
+    # it may give way to a new one when every table is taken (issue 25).
+    rooms_per_address: Annotated[int, Field(ge=1)] = 10
+    room_give_way_seconds: Annotated[float, Field(ge=0)] = 300
     # The largest request body accepted (a form or the API's JSON is tens of bytes).
     max_body_bytes: Annotated[int, Field(ge=256)] = 8192
     # Connections (app/serving.py): a connection that has not sent a whole request head
@@ -81,6 +86,18 @@ class Settings(BaseSettings):
     # Redis, to keep rooms beyond this process (app/store.py), e.g. redis://127.0.0.1:6379/0.
     # Empty: rooms live in this process's memory only.
     redis_url: str = ""
+    # The URL names a node of a Redis Cluster: the cluster client is used (app/store.py).
+    redis_cluster: bool = False
+    # Each change waits for this many replicas to acknowledge it (WAIT) before anyone is
+    # told; 0: Redis must fsync its append-only file before answering (appendfsync always,
+    # checked at start). A cluster that fails over without losing a move needs 1.
+    redis_replicas: Annotated[int, Field(ge=0)] = 0
+    # How long a change waits for the store to answer (sending it again: it is idempotent)
+    # before the room is let go of as unknown (app/store.py).
+    store_patience: Annotated[float, Field(gt=0)] = 10.0
+    # How long one Redis command may take before it counts as unanswered (then sent
+    # again, within the patience above).
+    redis_timeout: Annotated[float, Field(gt=0)] = 5.0
     templates_dir: Path = ROOT / "templates"
     static_dir: Path = ROOT / "static"
     log_level: str = "info"

@@ -1,22 +1,34 @@
-"""Where rooms are kept beyond one process: nowhere (the default), or Redis.
+"""Where rooms are kept beyond one process: nowhere (the default), Redis, or Redis Cluster.
 
-With no store (`PIQUET_REDIS_URL` unset) a room lives in its process's memory only, as
-it always did: nothing to install. With Redis, every change to a room is written there
-before any socket is told (`Room.change`), and a room missing from memory is loaded on
-first use (`RoomRegistry.find`), so a restarted, killed or re-routed room resumes.
+With no store (`PIQUET_REDIS_URL` unset) a room lives in its process's memory only:
+nothing to install. With Redis, every change to a room is written there before any
+socket is told (`Room.commit`), and a room missing from memory is loaded on first use
+(`RoomRegistry.find`), so a restarted, killed or re-routed room resumes.
 
-What is kept for a room (schema 3, below): the match as its seed, its first dealer if
-one was set (a rematch: the other seat deals first) and the list of (seat, action)
-applied since (the engine replays them exactly), the version, the match number, each
-seat's token as a SHA-256 digest (never the token itself), the room's options (the
-opponent, and the computer's level), and which seats pressed "Play again". All of it expires with
-the room: a room closed for idleness is deleted, and the keys carry a time to live that
-the owning process refreshes while the room is in its memory.
+What is kept for a room (schema 4, below): the match's seed (it decides the cut only),
+each deal's pack as it was dealt (with the action that dealt it: no deal is kept before
+it is dealt), the list of (seat, action) applied since the match began (the engine
+replays them exactly), the version, the match number, each seat's token as a SHA-256
+digest (never the token itself), the room's options (the opponent, the computer's
+level), which seats pressed "Play again", and the room's secret (it signs the receipts
+a seat is given for the versions it was shown). All of it expires with the room: a room
+closed for idleness is deleted, and the keys carry a time to live that the owning
+process refreshes while the room is in its memory.
 
 One writer per room: a write names the version it makes, and Redis refuses it
 atomically (a Lua script) unless the stored version is one less. So two processes can
-never both apply a change to a room, for instance while routes change; the one refused
-lets go of the room, and its sockets reconnect to the owner (docs/protocol.md, 1012).
+never both apply a change to a room; the one refused lets go of the room, and its
+sockets reconnect to the owner (docs/protocol.md, 1012).
+
+A write is told to no one until the store has answered that it holds it, durably by
+its own promise (docs/operating.md): Redis fsyncs its append-only file before it
+answers (`appendfsync always`), or, with `PIQUET_REDIS_REPLICAS`, a replica has
+acknowledged it (`WAIT`). Each write carries an id and is idempotent: when its outcome
+is unknown (the connection broke after sending, or Redis paused past the timeout), the
+store sends it again until Redis answers, and the answer says whether it holds it; so a
+write that landed is never reported as refused, and one that did not is never reported
+as kept. Only when Redis does not answer for `patience` seconds is the outcome left
+unknown (`StoreUnknown`): the room then lets go, and whoever comes back reads the truth.
 """
 
 from __future__ import annotations
@@ -29,22 +41,30 @@ import logging
 import os
 import secrets
 import socket
+import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, get_args
+from typing import Any, Literal, Protocol, get_args
 
 from app.protocol import ComputerLevel
 
 log = logging.getLogger("piquet.store")
 
-SCHEMA = 3
+SCHEMA = 4
 # Schema 1 (the first one written): the opponent in a field of its own, no options.
 # Schema 2: `options`, a JSON object holding the opponent and any other option a room is
 # made with (the computer's level, for one).
 # Schema 3 (issue 17's rooms): `first_dealer` ("" or a seat: a rematch's partie skips the
 # cut), `rematch` (a JSON list of the seats that pressed "Play again"), and `options`
-# rewritten when a waiting friend's seat goes to the computer. `_upgrade` reads every
-# older schema.
+# rewritten when a waiting friend's seat goes to the computer.
+# Schema 4 (issues 24, 25): each dealing action is kept with the pack it dealt
+# (`[seat, action, "AS KS ..."]`), `first_pack` (the first deal's pack when a match
+# starts dealt, with no cut), `secret` (the room's receipt key), and `write` (the id of
+# the last write, which makes a write sent twice land once). Before schema 4 every deal
+# came from the seed, and such a room still replays so. `_upgrade` reads every schema.
+
+Pack = tuple[str, ...]  # 32 card codes in dealing order
+Entry = tuple[int, dict[str, Any], Pack | None]  # (seat, action, the pack it dealt)
 
 
 def hash_token(token: str) -> str:
@@ -59,17 +79,61 @@ def process_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
 
 
+def new_write_id() -> str:
+    return secrets.token_hex(8)
+
+
 class StoreError(RuntimeError):
     """The store could not do what was asked; nothing was changed."""
 
 
 class VersionConflict(StoreError):
     """The write's version is not the stored one plus one: another process has written
-    this room since (or it is gone). This process must let go of the room."""
+    this room since, it is gone, or the store lost changes (`stored` below ours). This
+    process must let go of the room (or, if the store is behind, write what it lost)."""
+
+    def __init__(self, message: str, stored: int | None = None) -> None:
+        super().__init__(message)
+        self.stored = stored  # the stored version; None: no such room
+
+
+class SeatTaken(StoreError):
+    """The write needed a seat to be free, and someone has taken it (in another process,
+    or while this one waited): nothing was written."""
 
 
 class StoreUnavailable(StoreError):
-    """The store did not answer (Redis down, or a network fault)."""
+    """The store did not answer, and nothing was sent that it could have applied: known
+    to have changed nothing."""
+
+
+class StoreUnknown(StoreError):
+    """A write was sent and the store did not answer within its patience: whether it
+    holds the write is not known. The room must let go and be read again."""
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One write to a room: the version it makes and what it holds. `kind`: "action" (a
+    seat's action, with the pack it dealt if it dealt), "match" (a new match: its seed,
+    number, first dealer, first pack and maybe new options) or "rematch" (the seats that
+    pressed "Play again")."""
+
+    version: int
+    kind: Literal["action", "match", "rematch"]
+    entry: Entry | None = None
+    match: int = 0
+    seed: int = 0
+    first_dealer: int | None = None
+    first_pack: Pack | None = None
+    options: dict[str, Any] | None = None
+    rematch: tuple[int, ...] = ()
+    # A friend takes a seat with the new match: (seat, its token's digest); and the seat
+    # that must still be free for the write to be made at all (a seat taken and a seat
+    # given to the computer never both succeed).
+    claim: tuple[int, str] | None = None
+    free: int | None = None
+    id: str = field(default_factory=new_write_id)
 
 
 @dataclass(slots=True)
@@ -82,47 +146,56 @@ class StoredRoom:
     match: int
     version: int
     seat_hashes: list[str | None]  # per seat: its token's digest, or None (not taken)
-    actions: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    actions: list[Entry] = field(default_factory=list)
     owner: str = ""
     first_dealer: int | None = None  # the match's first dealer, if not chosen by a cut
     rematch: list[int] = field(default_factory=list)  # seats that pressed "Play again"
+    first_pack: Pack | None = None  # the first deal's pack, when the match began dealt
+    secret: str = ""  # the room's receipt key (hex); "" before schema 4
 
 
 HandOver = Callable[[str], Awaitable[None]]
+Waiting = Callable[[], None]
 
 
 class RoomStore(Protocol):
-    """What rooms need of a store. `version` in a write is the version it makes."""
+    """What rooms need of a store."""
 
     name: str
 
     async def create(self, room: StoredRoom) -> None: ...
-    async def append(
-        self, room_id: str, version: int, seat: int, action: dict[str, Any]
-    ) -> None: ...
-    async def new_match(
-        self, room_id: str, version: int, match: int, seed: int, *,
-        first_dealer: int | None = None, options: dict[str, Any] | None = None,
-    ) -> None: ...
-    async def rematch(self, room_id: str, version: int, seats: list[int]) -> None: ...
+    async def save(self, room_id: str, change: Change, *,
+                   waiting: Waiting | None = None) -> None: ...
     async def claim_seat(self, room_id: str, seat: int, token_hash: str) -> bool: ...
     async def load(self, room_id: str) -> StoredRoom | None: ...
     async def own(self, room_id: str) -> int: ...
     async def listen(self, hand_over: HandOver) -> None: ...
     async def delete(self, room_id: str, version: int) -> None: ...
     async def keep_alive(self, room_ids: Iterable[str]) -> None: ...
+    async def check(self) -> list[str]: ...
     async def close(self) -> None: ...
 
 
-def encode_action(seat: int, action: dict[str, Any]) -> str:
+def encode_entry(entry: Entry) -> str:
     # The action as the engine accepted it, less its label (the words are not the rules).
-    return json.dumps([seat, {k: v for k, v in action.items() if k != "label"}],
-                      separators=(",", ":"))
+    seat, action, pack = entry
+    plain = {k: v for k, v in action.items() if k != "label"}
+    item: list[Any] = [seat, plain] if pack is None else [seat, plain, " ".join(pack)]
+    return json.dumps(item, separators=(",", ":"))
 
 
-def decode_action(text: str | bytes) -> tuple[int, dict[str, Any]]:
-    seat, action = json.loads(text)
-    return int(seat), dict(action)
+def decode_entry(text: str | bytes) -> Entry:
+    item = json.loads(text)
+    seat, action = int(item[0]), dict(item[1])
+    pack = tuple(item[2].split()) if len(item) > 2 and item[2] else None
+    if pack is not None and len(pack) != 32:
+        raise ValueError(f"a pack of {len(pack)} cards")
+    return seat, action, pack
+
+
+def change_for_action(version: int, seat: int, action: dict[str, Any],
+                      pack: Pack | None = None) -> Change:
+    return Change(version, "action", entry=(seat, action, pack))
 
 
 class MemoryStore:
@@ -136,40 +209,41 @@ class MemoryStore:
 
     async def create(self, room: StoredRoom) -> None:
         if room.room_id in self.rooms:
-            raise VersionConflict(f"room {room.room_id} exists")
+            raise VersionConflict(f"room {room.room_id} exists", self.rooms[room.room_id].version)
         self.rooms[room.room_id] = _copy(room)
 
-    def _at(self, room_id: str, version: int) -> StoredRoom:
+    async def save(self, room_id: str, change: Change, *,
+                   waiting: Waiting | None = None) -> None:
         stored = self.rooms.get(room_id)
-        if stored is None or stored.version + 1 != version:
-            raise VersionConflict(f"room {room_id}: write of version {version} refused")
-        return stored
+        if stored is None or stored.version + 1 != change.version:
+            raise VersionConflict(f"room {room_id}: write of version {change.version} refused",
+                                  None if stored is None else stored.version)
+        if change.free is not None and stored.seat_hashes[change.free] is not None:
+            raise SeatTaken(f"room {room_id}: seat {change.free} is taken")
+        _apply(stored, change)
 
-    async def append(self, room_id: str, version: int, seat: int, action: dict[str, Any]) -> None:
-        stored = self._at(room_id, version)
-        stored.actions.append(decode_action(encode_action(seat, action)))
-        stored.version = version
+    # The writes by kind, as the tests and tools use them.
+    async def append(self, room_id: str, version: int, seat: int, action: dict[str, Any],
+                     pack: Pack | None = None) -> None:
+        await self.save(room_id, change_for_action(version, seat, action, pack))
 
-    async def new_match(
-        self, room_id: str, version: int, match: int, seed: int, *,
-        first_dealer: int | None = None, options: dict[str, Any] | None = None,
-    ) -> None:
-        stored = self._at(room_id, version)
-        stored.actions.clear()
-        stored.seed, stored.match, stored.version = seed, match, version
-        stored.first_dealer = first_dealer
-        stored.rematch = []
-        if options is not None:
-            stored.options = dict(options)
+    async def new_match(self, room_id: str, version: int, match: int, seed: int, *,
+                        first_dealer: int | None = None, options: dict[str, Any] | None = None,
+                        first_pack: Pack | None = None) -> None:
+        await self.save(room_id, Change(version, "match", match=match, seed=seed,
+                                        first_dealer=first_dealer, first_pack=first_pack,
+                                        options=options))
 
     async def rematch(self, room_id: str, version: int, seats: list[int]) -> None:
-        stored = self._at(room_id, version)
-        stored.rematch, stored.version = list(seats), version
+        await self.save(room_id, Change(version, "rematch", rematch=tuple(seats)))
 
     async def claim_seat(self, room_id: str, seat: int, token_hash: str) -> bool:
         stored = self.rooms.get(room_id)
-        if stored is None or stored.seat_hashes[seat] is not None:
+        if stored is None:
             return False
+        held = stored.seat_hashes[seat]
+        if held is not None:
+            return secrets.compare_digest(held.encode(), token_hash.encode())
         stored.seat_hashes[seat] = token_hash
         return True
 
@@ -192,52 +266,90 @@ class MemoryStore:
     async def keep_alive(self, room_ids: Iterable[str]) -> None:
         pass
 
+    async def check(self) -> list[str]:
+        return []
+
     async def close(self) -> None:
         pass
+
+
+def _apply(stored: StoredRoom, change: Change) -> None:
+    """What a write does to a stored room (MemoryStore's half of the SAVE script)."""
+    if change.kind == "action":
+        assert change.entry is not None
+        stored.actions.append(decode_entry(encode_entry(change.entry)))
+    elif change.kind == "match":
+        stored.actions.clear()
+        stored.seed, stored.match = change.seed, change.match
+        stored.first_dealer, stored.first_pack = change.first_dealer, change.first_pack
+        stored.rematch = []
+        if change.options is not None:
+            stored.options = dict(change.options)
+        if change.claim is not None:
+            stored.seat_hashes[change.claim[0]] = change.claim[1]
+    else:
+        stored.rematch = list(change.rematch)
+    stored.version = change.version
 
 
 def _copy(room: StoredRoom) -> StoredRoom:
     return StoredRoom(room.room_id, dict(room.options), room.seed, room.match, room.version,
                       list(room.seat_hashes), list(room.actions), room.owner,
-                      room.first_dealer, list(room.rematch))
+                      room.first_dealer, list(room.rematch), room.first_pack, room.secret)
 
 
 # --- Redis ---------------------------------------------------------------------------
 # Two keys a room: a hash (the fields below) and a list (the match's actions, one JSON
-# `[seat, action]` each). `{room_id}` is a hash tag: both keys fall in one slot of a
-# Redis Cluster, so the scripts may touch both.
+# `[seat, action]` or `[seat, action, pack]` each). `{room_id}` is a hash tag: both keys
+# fall in one slot of a Redis Cluster, so the scripts may touch both.
 
+# ARGV: ttl ms, the write id, then field, value pairs. A create sent twice (its answer
+# lost) finds its own write id and answers as the first did.
 CREATE = """
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  if redis.call('HGET', KEYS[1], 'write') == ARGV[2] then return 1 end
+  return 0
+end
+redis.call('HSET', KEYS[1], 'write', ARGV[2], unpack(ARGV, 3))
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return 1
 """
 
-# ARGV: version (the one this write makes), ttl ms, kind, then the kind's values:
-# 'action': the action; 'match' (a new match: its actions start afresh) and 'fields'
-# (a change with no action, "Play again"): field, value pairs for the room's hash.
+# ARGV: version (the one this write makes), ttl ms, write id, kind, the field of a seat
+# that must still be free ('' if none), then the kind's values: 'action': the entry;
+# 'match' (a new match: its actions start afresh) and 'fields' (a change with no
+# action, "Play again"): field, value pairs for the room's hash.
+# Answers 0: written (or written before: the same write sent again, which then writes
+# its id again, so that a WAIT after it covers the first); -1: no such room; -3: the
+# seat is taken; else the stored version, which is not one less than this write's.
 SAVE = """
 local stored = redis.call('HGET', KEYS[1], 'version')
 if not stored then return -1 end
 stored = tonumber(stored)
+if stored == tonumber(ARGV[1]) and redis.call('HGET', KEYS[1], 'write') == ARGV[3] then
+  redis.call('HSET', KEYS[1], 'write', ARGV[3])
+  return 0
+end
 if stored + 1 ~= tonumber(ARGV[1]) then return stored end
-if ARGV[3] == 'action' then
-  redis.call('RPUSH', KEYS[2], ARGV[4])
+if ARGV[5] ~= '' and redis.call('HEXISTS', KEYS[1], ARGV[5]) == 1 then return -3 end
+if ARGV[4] == 'action' then
+  redis.call('RPUSH', KEYS[2], ARGV[6])
   redis.call('PEXPIRE', KEYS[2], ARGV[2])
 else
-  if ARGV[3] == 'match' then redis.call('DEL', KEYS[2]) end
-  redis.call('HSET', KEYS[1], unpack(ARGV, 4))
+  if ARGV[4] == 'match' then redis.call('DEL', KEYS[2]) end
+  redis.call('HSET', KEYS[1], unpack(ARGV, 6))
 end
-redis.call('HSET', KEYS[1], 'version', ARGV[1])
+redis.call('HSET', KEYS[1], 'version', ARGV[1], 'write', ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 0
 """
 
+# A seat claimed twice by the same token (its answer lost) is still its.
 CLAIM = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
-return 1
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 1 then return 1 end
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return 1 end
+return 0
 """
 
 # The loader becomes the room's owner; the previous owner, if another process, is told
@@ -275,6 +387,9 @@ end
 return 0
 """
 
+SCRIPTS = {"create": CREATE, "save": SAVE, "claim": CLAIM, "load": LOAD, "own": OWN,
+           "delete": DELETE}
+
 
 def room_key(room_id: str) -> str:
     return f"piquet:{{{room_id}}}"
@@ -284,44 +399,157 @@ def actions_key(room_id: str) -> str:
     return f"piquet:{{{room_id}}}:actions"
 
 
-class RedisStore:
-    """Rooms in Redis (the `redis` package's asyncio client, a pool of connections).
+def _not_sent(exc: BaseException) -> bool:
+    """The error came while connecting, waiting for a connection, or checking an idle
+    one, so nothing of the command reached Redis."""
+    if getattr(exc, "piquet_not_sent", False):
+        return True
+    text = str(exc)
+    return ("connecting to" in text or "Timeout connecting" in text
+            or "No connection available" in text)
 
-    Per action: one EVALSHA (the stored version checked, the action appended, the
-    version set, both keys' expiry renewed), i.e. one round trip.
+
+def _connection_class() -> Any:
+    """redis-py's connection, whose failed health check (the ping before a command on a
+    connection idle for a while: Redis restarted and closed it) is marked as failing
+    before the command was sent."""
+    from redis.asyncio.connection import Connection
+
+    class CheckedConnection(Connection):
+        async def check_health(self) -> None:
+            try:
+                await super().check_health()  # type: ignore[no-untyped-call]
+            except Exception as exc:
+                exc.piquet_not_sent = True  # type: ignore[attr-defined]
+                raise
+
+    return CheckedConnection
+
+
+class RedisStore:
+    """Rooms in Redis (the `redis` package's asyncio client), or in a Redis Cluster when
+    `cluster` (its cluster client: the keys of a room share a hash tag).
+
+    Per change: one EVALSHA (the stored version checked, the action appended, the version
+    set, both keys' expiry renewed), i.e. one round trip; with `replicas` > 0, a WAIT for
+    that many replicas in the same round trip, on the same connection.
     """
 
     name = "redis"
 
     def __init__(self, url: str, *, ttl_seconds: float, owner: str | None = None,
-                 max_connections: int = 32) -> None:
-        import redis.asyncio as aioredis
-
+                 max_connections: int = 32, cluster: bool = False, replicas: int = 0,
+                 patience: float = 10.0, timeout: float = 5.0) -> None:
         self.url = url
         self.ttl_ms = int(ttl_seconds * 1000)
         self.owner = owner or process_name()
-        # A bounded pool that waits for a free connection (5 s at most) rather than
-        # failing: with hundreds of rooms writing at once, writes queue for a connection.
-        pool = aioredis.BlockingConnectionPool.from_url(
-            url, max_connections=max_connections, timeout=5, socket_timeout=5,
-            socket_connect_timeout=5, health_check_interval=30)
-        self.redis = aioredis.Redis(connection_pool=pool)
-        self._create = self.redis.register_script(CREATE)
-        self._save = self.redis.register_script(SAVE)
-        self._claim = self.redis.register_script(CLAIM)
-        self._load = self.redis.register_script(LOAD)
-        self._own = self.redis.register_script(OWN)
-        self._delete = self.redis.register_script(DELETE)
+        self.cluster = cluster
+        self.replicas = replicas
+        self.patience = patience
+        self.wait_ms = int(timeout * 1000)
+        self.client: Any
+        if cluster:
+            from redis.asyncio.cluster import RedisCluster
 
-    async def _call(self, what: str, coro: Any) -> Any:
+            self.client = RedisCluster.from_url(
+                url, max_connections=max_connections, socket_timeout=timeout,
+                socket_connect_timeout=timeout, health_check_interval=1,
+                connection_class=_connection_class())
+        else:
+            import redis.asyncio as aioredis
+
+            # A bounded pool that waits for a free connection (`timeout` at most) rather
+            # than failing: with hundreds of rooms writing at once, writes queue. A
+            # connection idle for a second is pinged before it is used, so one that Redis
+            # closed (a restart) fails before anything of a write is sent on it.
+            pool = aioredis.BlockingConnectionPool.from_url(
+                url, max_connections=max_connections, timeout=timeout,
+                socket_timeout=timeout, socket_connect_timeout=timeout,
+                health_check_interval=1, connection_class=_connection_class())
+            self.client = aioredis.Redis(connection_pool=pool)
+        self.sha = {name: hashlib.sha1(text.encode()).hexdigest()
+                    for name, text in SCRIPTS.items()}
+        # Counted for /healthz?detail=1: sends again after a lost answer, waits that ran
+        # out of patience.
+        self.retries = 0
+        self.unknown = 0
+
+    # --- sending, with the retries that make an unknown outcome known ----------------------
+
+    async def _once(self, name: str, keys: list[str], args: list[Any],
+                    wait: bool = False) -> Any:
+        """One round trip: the script (loaded first if Redis does not know it), and with
+        `wait` a WAIT for the replicas on the same connection. Returns the script's answer;
+        raises StoreUnknown-worthy errors to the caller as they come."""
+        from redis.exceptions import NoScriptError
+
+        for _ in range(2):
+            try:
+                if not wait:
+                    return await self.client.evalsha(self.sha[name], len(keys), *keys, *args)
+                return await self._with_wait(name, keys, args)
+            except NoScriptError:
+                await self.client.script_load(SCRIPTS[name])
+        raise StoreUnavailable(f"{name}: Redis forgot the script twice")
+
+    async def _with_wait(self, name: str, keys: list[str], args: list[Any]) -> Any:
+        if self.cluster:
+            node = self.client.get_node_from_key(keys[0])
+            pipe = self.client.pipeline()
+            pipe.execute_command("EVALSHA", self.sha[name], len(keys), *keys, *args,
+                                 target_nodes=node)
+            pipe.execute_command("WAIT", self.replicas, self.wait_ms, target_nodes=node)
+        else:
+            pipe = self.client.pipeline(transaction=False)
+            pipe.evalsha(self.sha[name], len(keys), *keys, *args)
+            pipe.wait(self.replicas, self.wait_ms)
+        answer, acked = await pipe.execute(raise_on_error=False)
+        if isinstance(answer, Exception):
+            raise answer
+        if isinstance(acked, Exception) or int(acked) < self.replicas:
+            from redis.exceptions import TimeoutError as RedisTimeout
+
+            raise RedisTimeout(f"{acked} of {self.replicas} replicas acknowledged")
+        return answer
+
+    async def _call(self, name: str, keys: list[str], args: list[Any], *,
+                    waiting: Waiting | None = None, durable: bool = False) -> Any:
+        """The script, sent again (it is idempotent) until Redis answers or `patience`
+        runs out. `durable`: a write, waited on by the replicas if any. Raises
+        StoreUnavailable if nothing ever reached Redis, StoreUnknown if something may
+        have."""
+        from redis.exceptions import ConnectionError as RedisConnectionError
         from redis.exceptions import RedisError
+        from redis.exceptions import TimeoutError as RedisTimeout
 
-        try:
-            return await coro
-        except RedisError as exc:
-            raise StoreUnavailable(f"{what}: {exc}") from exc
-        except OSError as exc:
-            raise StoreUnavailable(f"{what}: {exc}") from exc
+        deadline = time.monotonic() + self.patience
+        sent = False
+        tries = 0
+        while True:
+            try:
+                return await self._once(name, keys, args, durable and self.replicas > 0)
+            except (RedisConnectionError, RedisTimeout, OSError) as exc:
+                error: BaseException = exc
+                sent = sent or not _not_sent(exc)
+            except RedisError as exc:
+                # Redis answered with an error (loading, a cluster moving slots, a
+                # readonly replica after a failover): nothing was applied by this send.
+                error = exc
+            tries += 1
+            self.retries += 1
+            if tries == 1 and waiting is not None:
+                waiting()
+            if time.monotonic() >= deadline:
+                if sent:
+                    self.unknown += 1
+                    raise StoreUnknown(f"{name}: no answer for {self.patience:.0f} s "
+                                       f"({error}); whether it holds the write is unknown")
+                raise StoreUnavailable(f"{name}: {error}")
+            # A stale pooled connection (Redis restarted) fails once: try again at once,
+            # then back off up to a second.
+            await asyncio.sleep(0 if tries < 3 else min(1.0, 0.05 * 2 ** (tries - 3)))
+
+    # --- the contract ------------------------------------------------------------------
 
     async def create(self, room: StoredRoom) -> None:
         fields: dict[str, str] = {
@@ -329,56 +557,73 @@ class RedisStore:
             "options": _json(room.options),
             "seed": str(room.seed),
             "first_dealer": _seat_text(room.first_dealer),
+            "first_pack": " ".join(room.first_pack or ()),
             "rematch": _json(room.rematch),
             "match": str(room.match),
             "version": str(room.version),
             "owner": self.owner,
+            "secret": room.secret,
         }
         for seat, digest in enumerate(room.seat_hashes):
             if digest is not None:
                 fields[f"seat{seat}"] = digest
-        args: list[str | int] = [self.ttl_ms]
+        args: list[str | int] = [self.ttl_ms, new_write_id()]
         for name, value in fields.items():
             args += [name, value]
-        made = await self._call("create", self._create(keys=[room_key(room.room_id)], args=args))
+        made = await self._call("create", [room_key(room.room_id)], args, durable=True)
         if made != 1:
             raise VersionConflict(f"room {room.room_id} exists")
 
-    async def _write(self, room_id: str, version: int, *args: str | int) -> None:
-        answer = await self._call(
-            "save",
-            self._save(keys=[room_key(room_id), actions_key(room_id)],
-                       args=[version, self.ttl_ms, *args]),
-        )
+    async def save(self, room_id: str, change: Change, *,
+                   waiting: Waiting | None = None) -> None:
+        free = "" if change.free is None else f"seat{change.free}"
+        args: list[str | int] = [change.version, self.ttl_ms, change.id]
+        if change.kind == "action":
+            assert change.entry is not None
+            args += ["action", free, encode_entry(change.entry)]
+        elif change.kind == "match":
+            args += ["match", free, "seed", change.seed, "match", change.match,
+                     "first_dealer", _seat_text(change.first_dealer),
+                     "first_pack", " ".join(change.first_pack or ()), "rematch", "[]"]
+            if change.options is not None:
+                args += ["options", _json(change.options)]
+            if change.claim is not None:
+                args += [f"seat{change.claim[0]}", change.claim[1]]
+        else:
+            args += ["fields", free, "rematch", _json(list(change.rematch))]
+        answer = await self._call("save", [room_key(room_id), actions_key(room_id)], args,
+                                  waiting=waiting, durable=True)
+        if answer == -3:
+            raise SeatTaken(f"room {room_id}: seat {change.free} is taken")
         if answer != 0:
-            stored = "gone" if answer == -1 else f"at version {answer}"
+            stored = None if answer == -1 else int(answer)
+            told = "gone" if stored is None else f"at version {stored}"
             raise VersionConflict(
-                f"room {room_id}: write of version {version} refused, the store has it {stored}")
+                f"room {room_id}: write of version {change.version} refused, the store "
+                f"has it {told}", stored)
 
-    async def append(self, room_id: str, version: int, seat: int, action: dict[str, Any]) -> None:
-        await self._write(room_id, version, "action", encode_action(seat, action))
+    async def append(self, room_id: str, version: int, seat: int, action: dict[str, Any],
+                     pack: Pack | None = None) -> None:
+        await self.save(room_id, change_for_action(version, seat, action, pack))
 
-    async def new_match(
-        self, room_id: str, version: int, match: int, seed: int, *,
-        first_dealer: int | None = None, options: dict[str, Any] | None = None,
-    ) -> None:
-        pairs: list[str | int] = ["seed", seed, "match", match,
-                                  "first_dealer", _seat_text(first_dealer), "rematch", "[]"]
-        if options is not None:
-            pairs += ["options", _json(options)]
-        await self._write(room_id, version, "match", *pairs)
+    async def new_match(self, room_id: str, version: int, match: int, seed: int, *,
+                        first_dealer: int | None = None, options: dict[str, Any] | None = None,
+                        first_pack: Pack | None = None) -> None:
+        await self.save(room_id, Change(version, "match", match=match, seed=seed,
+                                        first_dealer=first_dealer, first_pack=first_pack,
+                                        options=options))
 
     async def rematch(self, room_id: str, version: int, seats: list[int]) -> None:
-        await self._write(room_id, version, "fields", "rematch", _json(seats))
+        await self.save(room_id, Change(version, "rematch", rematch=tuple(seats)))
 
     async def claim_seat(self, room_id: str, seat: int, token_hash: str) -> bool:
-        answer = await self._call(
-            "claim", self._claim(keys=[room_key(room_id)], args=[f"seat{seat}", token_hash]))
+        answer = await self._call("claim", [room_key(room_id)], [f"seat{seat}", token_hash],
+                                  durable=True)
         return bool(answer == 1)
 
     async def load(self, room_id: str) -> StoredRoom | None:
-        flat, actions = await self._call("load", self._load(
-            keys=[room_key(room_id), actions_key(room_id)], args=[self.owner, room_id]))
+        flat, actions = await self._call(
+            "load", [room_key(room_id), actions_key(room_id)], [self.owner, room_id])
         if not flat:
             return None
         fields = dict(zip(flat[::2], flat[1::2], strict=True))
@@ -390,23 +635,23 @@ class RedisStore:
             return None
 
     async def own(self, room_id: str) -> int:
-        answer = await self._call("own", self._own(keys=[room_key(room_id)],
-                                                   args=[self.owner, room_id]))
+        answer = await self._call("own", [room_key(room_id)], [self.owner, room_id])
         return int(answer)
 
     async def listen(self, hand_over: HandOver) -> None:
         """Until cancelled: call `hand_over(room_id)` whenever another process takes a room
         this one owned. A missed message costs little: this process's next write to that
-        room is refused (its version is behind) and it lets go then."""
-        import redis.asyncio as aioredis
-
+        room is refused (its version is behind) and it lets go then. (In a cluster, a
+        PUBLISH reaches every node, so any node will do.)"""
         channel = f"piquet:owner:{self.owner}"
         while True:
-            pubsub: aioredis.client.PubSub = self.redis.pubsub()
+            pubsub: Any = self.client.pubsub()
             try:
                 await pubsub.subscribe(channel)
-                async for message in pubsub.listen():
-                    if message["type"] == "message":
+                while True:
+                    message = await pubsub.get_message(ignore_subscribe_messages=True,
+                                                       timeout=1.0)
+                    if message is not None and message["type"] == "message":
                         await hand_over(message["data"].decode())
             except asyncio.CancelledError:
                 raise
@@ -415,21 +660,59 @@ class RedisStore:
                 await asyncio.sleep(1)
             finally:
                 with contextlib.suppress(Exception):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+                    await pubsub.aclose()
 
     async def delete(self, room_id: str, version: int) -> None:
-        await self._call("delete", self._delete(
-            keys=[room_key(room_id), actions_key(room_id)], args=[version, self.owner]))
+        await self._call("delete", [room_key(room_id), actions_key(room_id)],
+                         [version, self.owner])
 
     async def keep_alive(self, room_ids: Iterable[str]) -> None:
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for room_id in room_ids:
-                pipe.pexpire(room_key(room_id), self.ttl_ms)
-                pipe.pexpire(actions_key(room_id), self.ttl_ms)
-            await self._call("keep alive", pipe.execute())
+        from redis.exceptions import RedisError
+
+        try:
+            async with self.client.pipeline(transaction=False) as pipe:
+                for room_id in room_ids:
+                    pipe.pexpire(room_key(room_id), self.ttl_ms)
+                    pipe.pexpire(actions_key(room_id), self.ttl_ms)
+                await pipe.execute()
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(f"keep alive: {exc}") from exc
+
+    async def check(self) -> list[str]:
+        """What makes a write told to the seats less than durable, for the log at start:
+        without replicas to wait for, every node must fsync its append-only file before
+        it answers (appendonly yes, appendfsync always)."""
+        if self.replicas:
+            return []
+        from redis.exceptions import RedisError
+
+        try:
+            if self.cluster:
+                found = await self.client.config_get("append*", target_nodes="primaries")
+                answers = found.values() if isinstance(found, dict) and all(
+                    isinstance(v, dict) for v in found.values()) else [found]
+            else:
+                answers = [await self.client.config_get("append*")]
+        except (RedisError, OSError) as exc:
+            return [f"could not read Redis's configuration ({exc}): check that it runs "
+                    f"with appendonly yes and appendfsync always"]
+        problems = []
+        for conf in answers:
+            conf = {_text(k): _text(v) for k, v in conf.items()}
+            if conf.get("appendonly") != "yes" or conf.get("appendfsync") != "always":
+                problems.append(
+                    f"Redis runs with appendonly {conf.get('appendonly')!r}, appendfsync "
+                    f"{conf.get('appendfsync')!r}: a Redis crash can take back a move both "
+                    f"seats saw. Run it with --appendonly yes --appendfsync always, or set "
+                    f"PIQUET_REDIS_REPLICAS to wait for replicas (docs/operating.md).")
+        return problems
 
     async def close(self) -> None:
-        await self.redis.aclose(close_connection_pool=True)
+        await self.client.aclose()
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 def _json(value: Any) -> str:
@@ -447,7 +730,7 @@ def _upgrade(room_id: str, fields: dict[str, str], actions: list[bytes]) -> Stor
     rematch: list[int] = []
     if schema == 1:
         options: dict[str, Any] = {"opponent": fields["opponent"]}
-    elif schema in (2, 3):
+    elif schema in (2, 3, 4):
         options = json.loads(fields["options"])
     else:
         raise ValueError(f"unknown schema {schema}")
@@ -455,6 +738,9 @@ def _upgrade(room_id: str, fields: dict[str, str], actions: list[bytes]) -> Stor
         if fields.get("first_dealer"):
             first_dealer = int(fields["first_dealer"])
         rematch = [int(seat) for seat in json.loads(fields.get("rematch") or "[]")]
+    first_pack = tuple(fields.get("first_pack", "").split()) or None
+    if first_pack is not None and len(first_pack) != 32:
+        raise ValueError(f"a first pack of {len(first_pack)} cards")
     if options.get("opponent") not in ("computer", "friend"):
         raise ValueError(f"unknown opponent {options.get('opponent')!r}")
     if options["opponent"] == "computer":
@@ -470,15 +756,20 @@ def _upgrade(room_id: str, fields: dict[str, str], actions: list[bytes]) -> Stor
         match=int(fields["match"]),
         version=int(fields["version"]),
         seat_hashes=[fields.get("seat0"), fields.get("seat1")],
-        actions=[decode_action(a) for a in actions],
+        actions=[decode_entry(a) for a in actions],
         owner=fields.get("owner", ""),
         first_dealer=first_dealer,
         rematch=rematch,
+        first_pack=first_pack,
+        secret=fields.get("secret", ""),
     )
 
 
-def make_store(url: str | None, *, ttl_seconds: float) -> RoomStore | None:
-    """The store the settings ask for: None (rooms in memory only) or Redis."""
+def make_store(url: str | None, *, ttl_seconds: float, cluster: bool = False,
+               replicas: int = 0, patience: float = 10.0,
+               timeout: float = 5.0) -> RoomStore | None:
+    """The store the settings ask for: None (rooms in memory only), Redis, or a cluster."""
     if not url:
         return None
-    return RedisStore(url, ttl_seconds=ttl_seconds)
+    return RedisStore(url, ttl_seconds=ttl_seconds, cluster=cluster, replicas=replicas,
+                      patience=patience, timeout=timeout)

@@ -76,6 +76,13 @@ async def _handshake(websocket: WebSocket, room_id: str) -> tuple[Room, int] | R
     seat = room.seat_for_token(websocket.cookies.get(seat_cookie(room_id)))
     if seat is None:
         return Refusal(CLOSE_BAD_TOKEN, "This browser holds no seat at this table.")
+    # A seat coming back says which version it was last shown, with its receipt: a
+    # store that has lost it is found out here, before the seat sees anything older.
+    shown = room.journal.shown(websocket.query_params.get("seen"))
+    if shown is not None and shown > room.version:
+        await room.recover(shown)
+        if room.closed:
+            return Refusal(CLOSE_GOING_AWAY, "The table could not be loaded just now.")
     return room, seat
 
 

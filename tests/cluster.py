@@ -1,16 +1,16 @@
 """The real parts of a deployment of several processes, started by the tests and the
 benchmarks on free loopback ports: Debian's `redis-server`, Debian's `nginx` running
-`deploy/nginx.conf` (only its `server` lines, its port and its file paths changed), and
+`deploy/nginx.conf` and the site it includes (only the ports and the file paths put in), and
 app processes (`python -m app`) sharing the Redis. `make test` installs both programs
 (`make service-deps`)."""
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -37,20 +37,27 @@ def program(name: str) -> str:
 
 
 class Redis:
-    """redis-server on a free port: in memory only (no dump, no append-only file)."""
+    """redis-server on a free port, as deploy/compose.yaml runs it: an append-only file
+    fsync'd before each answer (appendfsync always), in `workdir`, so a restart or a
+    kill -9 keeps every write it answered; `durable=False`: in memory only."""
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, *, durable: bool = True, port: int | None = None,
+                 extra: tuple[str, ...] = ()) -> None:
         self.workdir = workdir
-        self.port = free_port()
+        self.durable = durable
+        self.extra = extra
+        self.port = port or free_port()
         self.url = f"redis://{HOST}:{self.port}/0"
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> Redis:
         self.workdir.mkdir(parents=True, exist_ok=True)
         log = (self.workdir / "redis.log").open("ab")
+        keep = (["--appendonly", "yes", "--appendfsync", "always"] if self.durable
+                else ["--appendonly", "no"])
         self.proc = subprocess.Popen(
             [program("redis-server"), "--port", str(self.port), "--bind", HOST,
-             "--save", "", "--appendonly", "no", "--dir", str(self.workdir)],
+             "--save", "", *keep, "--dir", str(self.workdir), *self.extra],
             stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 20
         while True:
@@ -73,6 +80,20 @@ class Redis:
         if self.proc is not None:
             stop(self.proc)
 
+    def kill(self) -> None:
+        """kill -9: whatever it had not fsync'd is lost."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def pause(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGCONT)
+
 
 class Nginx:
     """nginx running deploy/nginx.conf in front of the given app ports."""
@@ -88,37 +109,46 @@ class Nginx:
         self.http = f"http://{HOST}:{self.port}"
         self.ws = f"ws://{HOST}:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
+        # nginx's workers run as its default user: their temporary files go in a folder
+        # they can reach (a test's own folder is the test runner's alone).
+        self.temp = Path(tempfile.mkdtemp(prefix="piquet-nginx-"))
+        self.temp.chmod(0o755)
 
-    def config(self) -> str:
+    def config(self) -> tuple[str, str]:
+        """deploy/nginx.conf and the site it includes, with only the app ports, the port
+        to serve on and the file paths put in."""
         text = NGINX_CONF.read_text()
-        # The shipped server lines, with loopback ports for Docker's names; `resolve`
-        # (Docker's DNS, nginx >= 1.27.3) goes: Debian's nginx is older.
-        params = re.search(r"        server app\d+:8000 resolve ([^\n]*)\n", text)
-        assert params is not None, "deploy/nginx.conf: the upstream's server lines moved"
-        servers = "".join(f"        server {HOST}:{p} {params[1]}\n" for p in self.app_ports)
-        text, n = re.subn(r"(        server app\d+:8000[^\n]*\n)+", servers, text)
+        lines = re.findall(r"        server 127\.0\.0\.1:\d+ ([^\n]*)\n", text)
+        assert lines, "deploy/nginx.conf: the upstream's server lines moved"
+        servers = "".join(f"        server {HOST}:{p} {lines[0]}\n" for p in self.app_ports)
+        text, n = re.subn(r"(        server 127\.0\.0\.1:\d+[^\n]*\n)+", servers, text)
         assert n == 1, "deploy/nginx.conf: the upstream's server lines moved"
-        text, n = re.subn(r"listen 80;", f"listen {HOST}:{self.port};", text)
-        assert n == 1
         text = text.replace("pid /tmp/nginx.pid;", f"pid {self.workdir}/nginx.pid;")
-        if os.geteuid() == 0:
-            text = "user root;\n" + text  # the workers may write the temp folders below
-        temp = "".join(f"    {kind}_temp_path {self.workdir}/{kind};\n"
+        temp = "".join(f"    {kind}_temp_path {self.temp}/{kind};\n"
                        for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
         text = text.replace("http {\n", "http {\n" + temp, 1)
+        site = (NGINX_CONF.parent / "nginx-table.conf").read_text()
+        site, n = re.subn(r"listen 80;", f"listen {HOST}:{self.port};", site)
+        assert n == 1
         if self.room_rate:
-            text = re.sub(r"rate=\S+;", f"rate={self.room_rate};", text)
-            text = re.sub(r"burst=\d+", "burst=100000", text)
+            site = re.sub(r"rate=\S+;", f"rate={self.room_rate};", site)
+            site = re.sub(r"burst=\d+", "burst=100000", site)
         if self.per_address:
-            text, n = re.subn(r"limit_conn per_address \d+;",
-                              f"limit_conn per_address {self.per_address};", text)
+            site, n = re.subn(r"limit_conn per_address \d+;",
+                              f"limit_conn per_address {self.per_address};", site)
             assert n == 1
-        return text
+        return text, site
 
     def start(self) -> Nginx:
         self.workdir.mkdir(parents=True, exist_ok=True)
         conf = self.workdir / "nginx.conf"
-        conf.write_text(self.config())
+        main, site = self.config()
+        conf.write_text(main)
+        (self.workdir / "nginx-table.conf").write_text(site)
+        self.temp.mkdir(mode=0o755, exist_ok=True)
+        for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"):
+            (self.temp / kind).mkdir(exist_ok=True)
+            (self.temp / kind).chmod(0o777)
         log = (self.workdir / "nginx.log").open("ab")
         self.proc = subprocess.Popen(
             [program("nginx"), "-p", str(self.workdir), "-c", str(conf), "-g", "daemon off;"],
@@ -139,6 +169,7 @@ class Nginx:
     def stop(self) -> None:
         if self.proc is not None:
             stop(self.proc)
+        shutil.rmtree(self.temp, ignore_errors=True)
 
 
 class App(AppProcess):

@@ -111,6 +111,7 @@ class AppProcess:
             "PIQUET_RATE_LIMIT_PER_SECOND": "100000",
             "PIQUET_RATE_LIMIT_BURST": "100000",
             "PIQUET_ROOMS_BURST": "100000",
+            "PIQUET_ROOMS_PER_ADDRESS": "100000",
             "PIQUET_LOG_LEVEL": "info",
             **env,
         }

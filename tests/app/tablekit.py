@@ -69,6 +69,7 @@ def settings_for_tests(templates_dir: Path, **overrides: Any) -> Settings:
         "rate_limit_burst": 100_000,
         "rooms_per_minute": 1_000_000,
         "rooms_burst": 1_000_000,
+        "rooms_per_address": 1_000_000,  # every test's client is one address
     }
     values.update(overrides)
     return Settings(**values)
@@ -94,6 +95,10 @@ def make_client(
 ) -> Iterator[TestClient]:
     settings_overrides = {k: v for k, v in kwargs.items() if k in Settings.model_fields}
     app_kwargs = {k: v for k, v in kwargs.items() if k not in Settings.model_fields}
+    if "new_seed" in app_kwargs:
+        # A test that fixes the seed means to know the deals: the engine's own packs,
+        # from the seed, instead of the secure ones drawn as each deal is dealt.
+        app_kwargs.setdefault("new_pack", lambda: None)
     app = create_app(settings_for_tests(templates_dir, **settings_overrides), **app_kwargs)
     if history is not None:
         app.state.rooms.listeners.append(history.record)
@@ -131,6 +136,21 @@ def friend_seats(client: TestClient) -> tuple[str, SeatSocket, SeatSocket]:
     room_id = made["room_id"]
     return (room_id, SeatSocket(client, room_id, made["token"]),
             SeatSocket(client, room_id, join(client, room_id)["token"]))
+
+
+def played_room(client: TestClient, rng: random.Random | None = None
+                ) -> tuple[str, SeatSocket, SeatSocket]:
+    """A friend room, both seats connected, and one move made in it (a room played at)."""
+    room_id, a, b = friend_seats(client)
+    a.connect()
+    b.connect()
+    mover, action = next_move(a, b, rng or random.Random(1))
+    version = mover.version
+    mover.act(action)
+    for seat in (a, b):  # both seats read the new state
+        while seat.expect("state")["version"] == version:
+            pass
+    return room_id, a, b
 
 
 def room_of(client: TestClient, room_id: str) -> Room:

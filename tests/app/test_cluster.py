@@ -211,13 +211,18 @@ def check_stored(redis: Redis, room_id: str, applied: list[tuple[int, Json]],
     replay of them gives what the seats see; every card is accounted for at every step."""
     r = redis.client()
     stored = [json.loads(a) for a in r.lrange(actions_key(room_id), 0, -1)]
-    assert [(s, a) for s, a in stored] == [(s, {k: v for k, v in a.items() if k != "label"})
-                                          for s, a in applied]
+    assert [(e[0], e[1]) for e in stored] == [
+        (s, {k: v for k, v in a.items() if k != "label"}) for s, a in applied]
+    # Each deal's pack is kept with the action that dealt it, and only then.
+    dealing = [e for e in stored if e[1]["type"] in ("choose_dealer", "next_deal")]
+    assert dealing and all(len(e) == 3 and len(e[2].split()) == 32 for e in dealing)
+    assert all(len(e) == 2 for e in stored if e not in dealing)
     # Version 1: the room made; 2: the friend seated and the cut made; then one an action.
     assert int(r.hget(room_key(room_id), "version")) == 2 + len(applied) == seats[0].version
     state = engine.new_partie(int(r.hget(room_key(room_id), "seed")))
-    for seat, action in stored:
-        state = engine.apply(state, seat, action)
+    for entry in stored:
+        state = engine.apply(state, entry[0], entry[1],
+                             pack=entry[2].split() if len(entry) > 2 else None)
         cards_accounted_for(state)
     for seat in seats:
         mine = engine.view(state, int(seat.view["seat"]))
@@ -464,8 +469,9 @@ def test_a_good_or_strong_computer_resumes_after_a_restart(tmp_path: Path, level
         r = cluster.redis.client()
         assert int(r.hget(room_key(room_id), "version")) == person.version
         replayed = engine.new_partie(int(r.hget(room_key(room_id), "seed")))
-        for seat, action in (json.loads(a) for a in r.lrange(actions_key(room_id), 0, -1)):
-            replayed = engine.apply(replayed, seat, action)
+        for entry in (json.loads(a) for a in r.lrange(actions_key(room_id), 0, -1)):
+            replayed = engine.apply(replayed, entry[0], entry[1],
+                                    pack=entry[2].split() if len(entry) > 2 else None)
             cards_accounted_for(replayed)
         mine = engine.view(replayed, 0)
         for key in ("hand", "scores", "step", "tricks"):

@@ -14,7 +14,18 @@ DEPLOY = ROOT / "deploy"
 
 
 def nginx() -> str:
-    return (DEPLOY / "nginx.conf").read_text()
+    """The site (limits, routing) and the compose file's upstream."""
+    return (DEPLOY / "nginx-table.conf").read_text() + (DEPLOY / "nginx-compose.conf").read_text()
+
+
+def test_the_one_host_configuration_names_processes_by_address_and_includes_the_site() -> None:
+    """deploy/nginx.conf runs on the distribution's nginx: no `resolve` (nginx 1.27.3+),
+    no resolver, the processes by address; the site is the same file compose mounts."""
+    conf = (DEPLOY / "nginx.conf").read_text()
+    assert "resolve" not in conf and "resolver" not in conf
+    assert re.findall(r"^\s*server 127\.0\.0\.1:\d+ max_fails=0;", conf, re.M)
+    assert "include nginx-table.conf;" in conf
+    assert "include nginx-table.conf;" in (DEPLOY / "nginx-compose.conf").read_text()
 
 
 def test_nginx_sends_to_every_app_service_of_compose_on_the_image_s_port() -> None:
@@ -26,7 +37,12 @@ def test_nginx_sends_to_every_app_service_of_compose_on_the_image_s_port() -> No
     assert port is not None and {p for _, p in servers} == {port[1]}
     # nginx's published port is the one it listens on.
     assert services["nginx"]["ports"] == ["8080:80"] and "listen 80;" in nginx()
-    assert "/etc/nginx/nginx.conf" in services["nginx"]["volumes"][0]
+    assert services["nginx"]["volumes"][0].startswith("./nginx-compose.conf:/etc/nginx/nginx.conf")
+    assert services["nginx"]["volumes"][1].startswith(
+        "./nginx-table.conf:/etc/nginx/nginx-table.conf")
+    # Redis as the app's durability check expects it: every answer on disk first.
+    redis = services["redis"]["command"]
+    assert redis[redis.index("--appendfsync") + 1] == "always" and "--appendonly" in redis
     for name in apps:
         env = services[name]["environment"]
         for key in env:

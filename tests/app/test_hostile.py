@@ -6,12 +6,23 @@ connections: test_hostile_live.py. Before and after: docs/reliability.md."""
 from __future__ import annotations
 
 import logging
+import random
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tablekit import FakeClock, SeatSocket, TestClient, join, new_room, room_of, serve
+from tablekit import (
+    FakeClock,
+    SeatSocket,
+    TestClient,
+    friend_seats,
+    join,
+    new_room,
+    next_move,
+    room_of,
+    serve,
+)
 
 from app.security import ClientLimits
 
@@ -49,7 +60,11 @@ def test_the_allowances_kept_stay_few() -> None:
     assert len(limits.buckets) <= 100
 
 
-def test_rooms_nobody_used_expire_within_minutes(templates_dir: Path) -> None:
+def test_rooms_nobody_played_at_expire_within_minutes_sockets_or_not(templates_dir: Path) -> None:
+    """A room in which no person has made a move goes after the short limit, whoever waits
+    in it: a socket held open, or a friend who joined and never played, is not use (issue
+    25: one address kept rooms for ever by reopening sockets). A room played at keeps the
+    long limit, counted from its last move."""
     clock = FakeClock()
     with serve(templates_dir, clock=clock, room_idle_seconds=7200, room_unused_seconds=600,
                sweep_interval=3600) as client:
@@ -63,22 +78,28 @@ def test_rooms_nobody_used_expire_within_minutes(templates_dir: Path) -> None:
         gone.close()
         joined = new_room(client, "friend")
         join(client, joined["room_id"])
-        played = new_room(client, "computer")
-        player = SeatSocket(client, played["room_id"], played["token"])
-        player.connect()
-        player.send({"type": "new_match", "version": player.version, "id": "n1"})
-        player.expect("state")
-        clock.advance(601)
+        played_id, a, b = friend_seats(client)
+        played = {"room_id": played_id}
+        a.connect()
+        b.connect()
+        mover, action = next_move(a, b, random.Random(1))
+        mover.act(action)
+        mover.expect("state")  # a move: played at
         registry = client.app.state.rooms  # type: ignore[attr-defined]
-        assert client.portal.call(registry.sweep) == 2  # type: ignore[union-attr]
-        assert registry.get(unused["room_id"]) is None
-        assert registry.get(left["room_id"]) is None
-        assert registry.get(waiting["room_id"]) is not None  # still waiting for the friend
-        assert registry.get(joined["room_id"]) is not None
-        assert registry.get(played["room_id"]) is not None
-        clock.advance(7200)  # rooms in use, or waited in, keep the long limit
-        assert client.portal.call(registry.sweep) == 3  # type: ignore[union-attr]
+        for _ in range(10):  # a socket reopened every minute keeps nothing alive
+            clock.advance(60)
+            again = SeatSocket(client, waiting["room_id"], waiting["token"])
+            again.connect()
+            again.close()
+        clock.advance(1)
+        assert client.portal.call(registry.sweep) == 4  # type: ignore[union-attr]
+        for made in (unused, waiting, left, joined):
+            assert registry.get(made["room_id"]) is None
         assert sock.expect_closed()[0] == 4410
+        assert registry.get(played["room_id"]) is not None
+        clock.advance(7200 - 601)  # a room played at keeps the long limit from its move
+        assert client.portal.call(registry.sweep) == 1  # type: ignore[union-attr]
+        assert registry.get(played["room_id"]) is None
 
 
 def test_when_every_table_is_taken_the_oldest_unused_room_gives_way(
@@ -90,8 +111,13 @@ def test_when_every_table_is_taken_the_oldest_unused_room_gives_way(
         sock = SeatSocket(client, oldest["room_id"], oldest["token"])
         sock.connect()  # a socket open does not make a room used
         clock.advance(10)
-        in_use = new_room(client, "friend")
-        join(client, in_use["room_id"])
+        in_use_id, a, b = friend_seats(client)
+        in_use = {"room_id": in_use_id}
+        a.connect()
+        b.connect()
+        mover, action = next_move(a, b, random.Random(1))
+        mover.act(action)
+        mover.expect("state")  # a move: played at
         clock.advance(10)
         newer = new_room(client, "friend")
         clock.advance(10)

@@ -5,12 +5,21 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from tablekit import FakeClock, SeatSocket, TestClient, join, new_room, serve
+from tablekit import (
+    FakeClock,
+    SeatSocket,
+    TestClient,
+    new_room,
+    next_move,
+    played_room,
+    serve,
+)
 
 import engine
 from app.connection import Connection
@@ -30,17 +39,16 @@ def wait_for(condition: Any, timeout: float = 10) -> None:
 def test_idle_rooms_expire(templates_dir: Path) -> None:
     clock = FakeClock()
     with serve(templates_dir, clock=clock, room_idle_seconds=600,
-                              sweep_interval=0.01) as client:
+               sweep_interval=0.01) as client:
         idle = new_room(client, "friend")
-        busy = new_room(client, "computer")
-        sock = SeatSocket(client, busy["room_id"], busy["token"])
-        sock.connect()
+        busy, sock, other = played_room(client)
         assert client.get("/healthz").json() == {"status": "ok", "rooms": 2}
         clock.advance(500)
         time.sleep(0.1)  # several sweeps
         assert client.get("/healthz").json()["rooms"] == 2
-        sock.send({"type": "new_match", "version": sock.version, "id": "keep-alive"})
-        clock.advance(200)  # idle: 700 s for one room, 200 s for the other
+        mover, action = next_move(sock, other, random.Random(2))
+        mover.act(action)  # a move keeps the room
+        clock.advance(200)  # idle: 700 s for one room, 200 s since the other's move
         wait_for(lambda: client.get("/healthz").json()["rooms"] == 1)
         assert client.get(f"/r/{idle['room_id']}").status_code == 404
         gone = SeatSocket(client, idle["room_id"], idle["token"])
@@ -50,16 +58,19 @@ def test_idle_rooms_expire(templates_dir: Path) -> None:
         code, reason = sock.expect_closed()
         assert code == 4410 and "expired" in reason
         assert client.get("/healthz").json()["rooms"] == 0
+        assert busy
 
 
 def test_max_rooms_in_use_then_503_until_a_room_expires(templates_dir: Path) -> None:
-    """Rooms in use (here a friend has joined each) are never pushed out: the next
-    visitor is told every table is taken. (A room never used gives way: test_hostile.py.)"""
+    """Rooms played at lately are never pushed out: the next visitor is told every table
+    is taken. (A room never played at gives way at once, and one quiet for
+    room_give_way_seconds does too: test_hostile.py.)"""
     clock = FakeClock()
-    with serve(templates_dir, clock=clock, max_rooms=2, room_idle_seconds=60) as client:
-        join(client, new_room(client, "friend")["room_id"])
+    with serve(templates_dir, clock=clock, max_rooms=2, room_idle_seconds=60,
+               room_give_way_seconds=300) as client:
+        played_room(client)
         clock.advance(30)
-        join(client, new_room(client, "friend")["room_id"])
+        played_room(client)
         full = client.post("/api/rooms", json={"opponent": "friend"})
         assert full.status_code == 503
         assert "All 2 tables are in use" in full.json()["detail"]

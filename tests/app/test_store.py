@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -100,8 +101,8 @@ def test_a_room_is_kept_as_its_seed_actions_version_seats_and_options(store: Roo
         assert loaded.options == {"opponent": "friend"}
         assert loaded.seat_hashes == [hash_token("maker"), hash_token("friend")]
         # In order, and without the label (words are not the rules).
-        assert loaded.actions == [(0, {"type": "choose_dealer", "deal": True}),
-                                  (1, {"type": "discard", "cards": ["7H"]})]
+        assert loaded.actions == [(0, {"type": "choose_dealer", "deal": True}, None),
+                                  (1, {"type": "discard", "cards": ["7H"]}, None)]
         assert await store.load("no-such-room") is None
         await store.close()
 
@@ -228,7 +229,8 @@ def test_two_writers_racing_never_both_write_a_version(redis_server: Redis) -> N
         loaded = await one.load("room-a")
         assert loaded is not None and loaded.version == 201
         by_version = {v: name for name in won for v in won[name]}
-        assert [a["card"] for _, a in loaded.actions] == [by_version[v] for v in range(2, 202)]
+        assert [a["card"] for _, a, _ in loaded.actions] == [
+            by_version[v] for v in range(2, 202)]
         await one.close()
         await two.close()
 
@@ -442,7 +444,7 @@ def test_a_seat_given_to_the_computer_survives_a_restart(
             assert todo is not None, "a version more, but the computer had nothing to do"
             moved = was.computer.move(todo)
             assert moved is not None
-            expected = moved
+            expected = moved[0]
         else:
             assert now["version"] == was.version
         assert now["room"]["opponent"] == "computer"
@@ -576,10 +578,13 @@ def test_a_room_stored_by_a_previous_schema_loads(
 def test_with_redis_down_an_action_is_refused_and_nothing_changes(
     templates_dir: Path, tmp_path: Path
 ) -> None:
-    """The store does not answer: the action gets a clear error and the same state (it
-    was not written, so it was not applied), and the room is still there to play on."""
+    """The store does not answer, and nothing reached it: while the action waits, the
+    table says so (room.store "waiting", the same version); then a clear error and the
+    same state (it was not written, so it was not applied), and the room is still there
+    to play on."""
     redis = Redis(tmp_path / "redis").start()
-    gen = make_client(templates_dir, redis_url=redis.url, policy=first_legal)
+    gen = make_client(templates_dir, redis_url=redis.url, policy=first_legal,
+                      store_patience=1.5)
     client = next(gen)
     try:
         made = new_room(client, "friend")
@@ -592,13 +597,22 @@ def test_with_redis_down_an_action_is_refused_and_nothing_changes(
                      (s.view["to_move"] is None and s.view["legal"]))
         version = mover.version
         redis.stop()
+        # The pool's connections are now idle for over the store's health-check interval:
+        # each is pinged before use, so nothing of the action reaches a closed socket.
+        time.sleep(1.1)
         mover.act(pick(mover.view, random.Random(4)))
+        waiting = []
         refused = mover.recv()
-        while refused["type"] == "presence":
+        while refused["type"] != "error":
+            if refused["type"] == "state":
+                waiting.append(refused)
             refused = mover.recv()
-        assert refused["type"] == "error" and refused["code"] == "internal", refused
-        assert "could not be saved" in refused["message"]
-        assert mover.expect("state")["version"] == version
+        assert waiting and all(s["version"] == version for s in waiting)
+        assert waiting[0]["room"]["store"] == "waiting"
+        assert refused["code"] == "unavailable", refused
+        assert "nothing changed" in refused["message"]
+        after = mover.expect("state")
+        assert after["version"] == version and after["room"]["store"] == "ok"
         assert mover.version == version == room_of(client, room_id).version
     finally:
         gen.close()

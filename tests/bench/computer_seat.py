@@ -57,10 +57,10 @@ def play(parties: int, seed: int = 1) -> Times:
             _, todo = seat.look()
             looked = time.perf_counter()
             if todo is not None:
-                new = seat.move(todo)
+                moved = seat.move(todo)
                 done = time.perf_counter()
-                if new is not None:
-                    room.change(new)
+                if moved is not None:
+                    room.change(moved[0])
                     times["move"].append(done - start)
                     times["view"].append(looked - start)
                     times["decision"].append(decided[-1])

@@ -16,7 +16,8 @@ from app.settings import Settings
 def main() -> None:
     seeds = itertools.cycle([int(x) for x in os.environ["PIQUET_TEST_SEEDS"].split(",")])
     settings = Settings()
-    app = create_app(settings, new_seed=lambda: next(seeds))
+    # The deals too come from the seeds (not from secure packs drawn as they are dealt).
+    app = create_app(settings, new_seed=lambda: next(seeds), new_pack=lambda: None)
     uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning")
 
 
