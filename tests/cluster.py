@@ -80,6 +80,9 @@ class Redis:
         if self.proc is not None:
             stop(self.proc)
 
+    def proc_alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
     def kill(self) -> None:
         """kill -9: whatever it had not fsync'd is lost."""
         if self.proc is not None and self.proc.poll() is None:

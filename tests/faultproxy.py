@@ -32,7 +32,13 @@ class FaultProxy:
         self._lose = marker
 
     def stop(self) -> None:
-        self._loop.call_soon_threadsafe(self._loop.stop)
+        async def shut() -> None:
+            for task in asyncio.all_tasks():
+                if task is not asyncio.current_task():
+                    task.cancel()
+            self._loop.stop()
+
+        asyncio.run_coroutine_threadsafe(shut(), self._loop)
         self._thread.join(10)
 
     def _run(self) -> None:

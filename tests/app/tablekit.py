@@ -190,9 +190,11 @@ class SeatSocket(HoldsState):
         on_frame: Callable[[SeatSocket, Json], None] | None = None,
         headers: dict[str, str] | None = None,
         watch: bool = False,
+        query: str = "",
     ) -> None:
         self.client = client
         self.watch = watch  # a watcher's socket: /ws/{room}?watch=1, no seat
+        self.query = query  # more of the socket's query string ("seen=...")
         self.room_id = room_id
         self.token = token
         self.on_frame = on_frame
@@ -208,7 +210,8 @@ class SeatSocket(HoldsState):
         headers = dict(self.headers)
         if self.token is not None:
             headers["cookie"] = f"piquet_seat_{self.room_id}={self.token}"
-        query = "?watch=1" if self.watch else ""
+        parts = (["watch=1"] if self.watch else []) + ([self.query] if self.query else [])
+        query = "?" + "&".join(parts) if parts else ""
         self.ws = self.client.websocket_connect(f"/ws/{self.room_id}{query}", headers=headers)
         self.ws.__enter__()
         self.client.sockets.append(self)  # type: ignore[attr-defined]
