@@ -314,9 +314,25 @@ def test_sigterm_closes_every_socket_with_1012_and_a_restart_forgets_rooms(
 
         async def scenario() -> tuple[str, str]:
             sockets, old = await open_sockets()
+            a, b = sockets[0], sockets[1]
+            mover = a if a.view["legal"] else b
+            version = mover.version
             stopping = asyncio.create_task(asyncio.to_thread(server.stop))
+            await asyncio.sleep(0.05)  # the signal is on its way, or handled
+            # A move sent while the server stops is answered (applied, or refused as
+            # "unavailable"), never left without a word before the close.
+            await mover.ws.send(mover.action_text(
+                {k: v for k, v in mover.view["legal"][0].items() if k != "label"}))
+            answered = False
+            with contextlib.suppress(ConnectionClosed):
+                while not answered:
+                    frame = await mover.recv(timeout=15)
+                    answered = (frame["type"] == "state" and frame["version"] > version) or (
+                        frame["type"] == "error" and frame["code"] == "unavailable")
             codes = [await sock.closed(timeout=15) for sock in sockets]
             assert [c for c, _ in codes] == [1012, 1012, 1012], codes
+            assert all(r == "The server is restarting." for _, r in codes), codes
+            assert answered, mover.frames[-3:]
             await stopping
             return old
 

@@ -20,10 +20,12 @@ from tablekit import (
     join,
     new_room,
     next_move,
+    played_room,
     room_of,
     serve,
 )
 
+from app.registry import TooManyRooms
 from app.security import ClientLimits
 
 # --- one client fills every table --------------------------------------------------------
@@ -293,3 +295,61 @@ def test_the_message_limit_holds_across_reconnects(templates_dir: Path) -> None:
         elapsed = time.monotonic() - start
         # Every connection and every pong took a token from the one bucket.
         assert answered <= 10 + 2 * elapsed
+
+
+# --- rooms held by one address (issue 25) --------------------------------------------------
+
+
+def test_one_address_holds_at_most_its_share_of_rooms(templates_dir: Path) -> None:
+    """Making and joining rooms within the rate, one address held 40 rooms and shut a
+    visitor out. Now it holds rooms_per_address at once, made or joined; another
+    address is not held back; a room that closes gives its share back."""
+    clock = FakeClock()
+    with serve(templates_dir, clock=clock, rooms_per_address=3,
+               room_unused_seconds=600, sweep_interval=3600) as client:
+        registry = client.app.state.rooms  # type: ignore[attr-defined]
+        call = client.portal.call  # type: ignore[union-attr]
+        for _ in range(3):
+            call(lambda: registry.create("friend", "basic", "198.51.100.7"))
+        with pytest.raises(TooManyRooms):
+            call(lambda: registry.create("friend", "basic", "198.51.100.7"))
+        other, _ = call(lambda: registry.create("friend", "basic", "203.0.113.5"))
+        with pytest.raises(TooManyRooms):  # joining counts as holding
+            call(lambda: registry.join(other, "198.51.100.7"))
+        assert other.has_free_seat()
+        # Through the pages: the test client is one address, with its share of 3.
+        for _ in range(3):
+            assert client.post("/api/rooms", json={"opponent": "friend"}).status_code == 201
+        refused = client.post("/api/rooms", json={"opponent": "friend"})
+        assert refused.status_code == 429 and "tables open already" in refused.json()["detail"]
+        page = client.post("/rooms", data={"opponent": "friend"}, follow_redirects=False)
+        assert page.status_code == 429 and "tables open already" in page.text
+        clock.advance(601)  # unplayed: they expire, and the share comes back
+        call(registry.sweep)
+        call(lambda: registry.create("friend", "basic", "198.51.100.7"))
+        assert client.post("/api/rooms", json={"opponent": "friend"}).status_code == 201
+
+
+def test_a_table_quiet_for_long_gives_way_before_a_visitor_is_refused(
+    templates_dir: Path,
+) -> None:
+    """Every table played at: the one that has gone longest without a move, past
+    room_give_way_seconds, gives way to a new visitor; one moved lately never does."""
+    clock = FakeClock()
+    with serve(templates_dir, clock=clock, max_rooms=2, room_give_way_seconds=300,
+               room_idle_seconds=7200, sweep_interval=3600) as client:
+        quiet, a, _ = played_room(client)
+        clock.advance(200)
+        busy, _, _ = played_room(client)
+        clock.advance(150)  # quiet: 350 s without a move; busy: 150 s
+        visitor = client.post("/api/rooms", json={"opponent": "computer"})
+        assert visitor.status_code == 201
+        code, reason = a.expect_closed()
+        assert code == 4410 and "no move for a long while" in reason
+        registry = client.app.state.rooms  # type: ignore[attr-defined]
+        assert registry.get(quiet) is None and registry.get(busy) is not None
+        again = client.post("/api/rooms", json={"opponent": "computer"})
+        assert again.status_code == 201  # the visitor's room, never played at, gave way
+        clock.advance(100)  # busy: 250 s; the newest unplayed room went first
+        assert client.post("/api/rooms", json={"opponent": "computer"}).status_code == 201
+        assert registry.get(busy) is not None

@@ -310,6 +310,10 @@ def test_the_process_that_had_a_room_lets_go_when_another_takes_it(
         assert b.app.state.rooms.get(room_id) is None  # type: ignore[attr-defined]
         owner = redis_server.client().hget(room_key(room_id), "owner").decode()
         assert owner == a.app.state.rooms.store.owner  # type: ignore[attr-defined]
+        # An operator sees rooms moving between processes (many per action: the proxy
+        # does not route by room id).
+        assert a.get("/healthz", params={"detail": 1}).json()["moved"]["loaded"] == 1
+        assert b.get("/healthz", params={"detail": 1}).json()["moved"]["let_go"] == 1
     finally:
         for gen in (gen_a, gen_b):
             gen.close()
