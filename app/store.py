@@ -494,6 +494,7 @@ class RedisStore:
 
     async def _with_wait(self, name: str, keys: list[str], args: list[Any]) -> Any:
         if self.cluster:
+            await self.client.initialize()  # (once: the slots' owners)
             node = self.client.get_node_from_key(keys[0])
             pipe = self.client.pipeline()
             pipe.execute_command("EVALSHA", self.sha[name], len(keys), *keys, *args,
@@ -519,7 +520,7 @@ class RedisStore:
         StoreUnavailable if nothing ever reached Redis, StoreUnknown if something may
         have."""
         from redis.exceptions import ConnectionError as RedisConnectionError
-        from redis.exceptions import RedisError
+        from redis.exceptions import RedisClusterException, RedisError
         from redis.exceptions import TimeoutError as RedisTimeout
 
         deadline = time.monotonic() + self.patience
@@ -531,10 +532,14 @@ class RedisStore:
             except (RedisConnectionError, RedisTimeout, OSError) as exc:
                 error: BaseException = exc
                 sent = sent or not _not_sent(exc)
-            except RedisError as exc:
+            except (RedisError, RedisClusterException) as exc:
                 # Redis answered with an error (loading, a cluster moving slots, a
-                # readonly replica after a failover): nothing was applied by this send.
+                # readonly replica after a failover), or the cluster client knows no
+                # node for the slot just now: nothing was applied by this send.
                 error = exc
+                if self.cluster:
+                    with contextlib.suppress(Exception):
+                        await self.client.nodes_manager.initialize()  # who serves what now
             tries += 1
             self.retries += 1
             if tries == 1 and waiting is not None:

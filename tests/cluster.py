@@ -98,6 +98,96 @@ class Redis:
         self.proc.send_signal(signal.SIGCONT)
 
 
+def cluster_port() -> int:
+    """A free port whose cluster bus port (10000 above) is free too."""
+    import socket
+
+    while True:
+        port = free_port()
+        if port + 10000 > 65535:
+            continue
+        with socket.socket() as bus:
+            try:
+                bus.bind((HOST, port + 10000))
+            except OSError:
+                continue
+        return port
+
+
+class RedisCluster:
+    """A Redis Cluster on loopback: `masters` masters with `replicas` replicas each, every
+    node durable as Redis above and failing over after `node_timeout_ms` without its
+    master (Debian's redis-server, --cluster-enabled; redis-cli --cluster create)."""
+
+    def __init__(self, workdir: Path, *, masters: int = 3, replicas: int = 2,
+                 node_timeout_ms: int = 1000) -> None:
+        self.workdir = workdir
+        self.masters = masters
+        self.replicas = replicas
+        self.node_timeout_ms = node_timeout_ms
+        self.nodes = [
+            Redis(workdir / f"node{i}", port=cluster_port(), extra=(
+                "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                "--cluster-node-timeout", str(node_timeout_ms)))
+            for i in range(masters * (1 + replicas))]
+        self.url = f"redis://{HOST}:{self.nodes[0].port}"
+
+    def start(self) -> RedisCluster:
+        for node in self.nodes:
+            node.start()
+        subprocess.run(
+            [program("redis-cli"), "--cluster", "create",
+             *(f"{HOST}:{n.port}" for n in self.nodes),
+             "--cluster-replicas", str(self.replicas), "--cluster-yes"],
+            check=True, capture_output=True, timeout=60)
+        self.wait_healthy()
+        return self
+
+    def wait_healthy(self, seconds: float = 60) -> None:
+        """Until every running node says the cluster is ok and has its masters."""
+        deadline = time.monotonic() + seconds
+        while True:
+            try:
+                alive = [n for n in self.nodes if n.proc_alive()]
+                infos = [n.client().cluster("info") for n in alive]
+                masters = {m for n in alive for m in self.master_ports(n)}
+                if all(i["cluster_state"] == "ok" for i in infos) and len(masters) == (
+                        self.masters):
+                    return
+            except Exception:
+                pass
+            if time.monotonic() > deadline:
+                raise ServerDidNotStart("the Redis cluster did not become ok")
+            time.sleep(0.1)
+
+    def master_ports(self, node: Redis) -> list[int]:
+        """The ports of the masters that serve slots, as `node` sees them."""
+        nodes = node.client().execute_command("CLUSTER NODES")
+        return [int(address.rsplit(":", 1)[1]) for address, info in nodes.items()
+                if "master" in info["flags"] and "fail" not in info["flags"] and info["slots"]]
+
+    def node_for_key(self, key: str) -> Redis:
+        """The master now holding `key`'s slot."""
+        slot = int(self.nodes[0].client().execute_command("CLUSTER KEYSLOT", key))
+        for node in self.nodes:
+            if not node.proc_alive():
+                continue
+            for start, end, master, *_ in node.client().execute_command("CLUSTER SLOTS"):
+                if start <= slot <= end:
+                    port = int(master[1])
+                    return next(n for n in self.nodes if n.port == port)
+        raise AssertionError(f"no node holds slot {slot}")
+
+    def client(self) -> Any:
+        import redis
+
+        return redis.RedisCluster.from_url(self.url, socket_timeout=5)
+
+    def stop(self) -> None:
+        for node in self.nodes:
+            node.stop()
+
+
 class Nginx:
     """nginx running deploy/nginx.conf in front of the given app ports."""
 
