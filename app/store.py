@@ -529,7 +529,8 @@ class RedisStore:
         while True:
             try:
                 return await self._once(name, keys, args, durable and self.replicas > 0)
-            except (RedisConnectionError, RedisTimeout, OSError) as exc:
+            except (RedisConnectionError, RedisTimeout, OSError, RuntimeError) as exc:
+                # (RuntimeError: the cluster client writing to a node's closed transport.)
                 error: BaseException = exc
                 sent = sent or not _not_sent(exc)
             except (RedisError, RedisClusterException) as exc:
@@ -650,6 +651,9 @@ class RedisStore:
         PUBLISH reaches every node, so any node will do.)"""
         channel = f"piquet:owner:{self.owner}"
         while True:
+            if self.cluster:
+                with contextlib.suppress(Exception):
+                    await self.client.initialize()  # (the pub/sub picks a node from it)
             pubsub: Any = self.client.pubsub()
             try:
                 await pubsub.subscribe(channel)

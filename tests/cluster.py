@@ -166,9 +166,12 @@ class RedisCluster:
         return [int(address.rsplit(":", 1)[1]) for address, info in nodes.items()
                 if "master" in info["flags"] and "fail" not in info["flags"] and info["slots"]]
 
+    def live(self) -> Redis:
+        return next(n for n in self.nodes if n.proc_alive())
+
     def node_for_key(self, key: str) -> Redis:
         """The master now holding `key`'s slot."""
-        slot = int(self.nodes[0].client().execute_command("CLUSTER KEYSLOT", key))
+        slot = int(self.live().client().execute_command("CLUSTER KEYSLOT", key))
         for node in self.nodes:
             if not node.proc_alive():
                 continue
@@ -181,7 +184,8 @@ class RedisCluster:
     def client(self) -> Any:
         import redis
 
-        return redis.RedisCluster.from_url(self.url, socket_timeout=5)
+        return redis.RedisCluster.from_url(f"redis://{HOST}:{self.live().port}",
+                                           socket_timeout=5)
 
     def stop(self) -> None:
         for node in self.nodes:
