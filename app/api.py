@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from app.protocol import Level, Opponent, json_schema
 from app.registry import RoomRegistry, RoomsFullError
 from app.runtime import LoopMonitor
-from app.security import TOO_MANY_ROOMS, may_make_room
+from app.security import NOT_A_ROOM, TOO_MANY_ROOMS, may_make_room, well_formed_room_id
 
 router = APIRouter()
 
@@ -53,6 +53,8 @@ async def create_room(body: CreateRoom, request: Request) -> SeatGranted:
 
 @router.post("/api/rooms/{room_id}/join")
 async def join_room(room_id: str, request: Request) -> SeatGranted:
+    if not well_formed_room_id(room_id):
+        raise HTTPException(404, NOT_A_ROOM)
     room = await _rooms(request).find(room_id, arriving=True)
     if room is None:
         raise HTTPException(404, "No such table (it may have expired).")

@@ -14,7 +14,7 @@ from fastapi.templating import Jinja2Templates
 
 import engine
 from app.registry import RoomRegistry, RoomsFullError
-from app.security import TOO_MANY_ROOMS, may_make_room
+from app.security import NOT_A_ROOM, TOO_MANY_ROOMS, may_make_room, well_formed_room_id
 from app.ws import seat_cookie
 from engine.computer import LEVELS
 
@@ -118,6 +118,8 @@ async def table(request: Request, room_id: str) -> Response:
     """The table page. A GET (or HEAD) never takes a seat: a chat app fetching a preview
     of the link would take the friend's. A visitor holding no seat at a table with a free
     one gets the page in `claim` mode, and its script takes the seat with a POST."""
+    if not well_formed_room_id(room_id):
+        return _no_such_table(request)
     room = await _rooms(request).find(room_id, arriving=True)
     if room is None:
         return _no_such_table(request)
@@ -150,6 +152,8 @@ async def claim_seat(request: Request, room_id: str) -> Response:
     """The table page's script takes the free seat (a person has opened the link in a
     browser): the seat cookie, and the seat number as JSON. A browser that holds a seat
     here already keeps it. Refused from another site's page (app/security.py)."""
+    if not well_formed_room_id(room_id):
+        return JSONResponse({"detail": NOT_A_ROOM}, 404)
     room = await _rooms(request).find(room_id, arriving=True)
     if room is None:
         return JSONResponse({"detail": "No such table (it may have expired)."}, 404)

@@ -12,11 +12,14 @@ in every WebSocket's path too): on each HTTP request it
   the static files (a table page is one person's seat).
 
 Also here: `RateLimit`, the token bucket a seat's messages and a client's new rooms draw
-from, and `ClientLimits`, one bucket per client address for making rooms.
+from, and `ClientLimits`, one bucket per client address for making rooms; what a room id
+looks like (`well_formed_room_id`); and `loggable`, which makes a client's text safe to
+write in a log line.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from collections import OrderedDict
 from urllib.parse import urlsplit
@@ -43,6 +46,36 @@ NO_STORE = (b"cache-control", b"no-store")
 STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 # Sec-Fetch-Site values a page of ours (or the person, typing or from a bookmark) sends.
 OWN_SITE = frozenset({"same-origin", "none"})
+
+
+# A room id as the server makes them (app/registry.py, new_room_id: secrets.token_urlsafe(12),
+# 16 characters of URL-safe base64). Anything else is refused before it is logged, looked
+# up or sent to the store: a line break in it would write a log line of the sender's
+# making, and a brace would move a Redis Cluster hash tag.
+ROOM_ID = re.compile(r"[A-Za-z0-9_-]{16}")
+NOT_A_ROOM = "No such table: that is not a table's address."
+
+
+def well_formed_room_id(room_id: str) -> bool:
+    return ROOM_ID.fullmatch(room_id) is not None
+
+
+# What a log line must not hold raw: control characters (C0, DEL, C1: a line break would
+# start a line of the sender's making, an escape sequence would drive the terminal), the
+# line and paragraph separators, and the marks that reorder text on screen.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e"
+                     "\u2066-\u2069]")
+
+
+def _escape(found: re.Match[str]) -> str:
+    code = ord(found[0])
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def loggable(text: str) -> str:
+    """`text` with every character a log line must not hold raw written as an escape
+    (`\\x0a`, `\\u2028`): one line, whatever a client sent."""
+    return _UNSAFE.sub(_escape, text)
 
 
 class RateLimit:

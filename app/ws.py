@@ -36,7 +36,7 @@ from app.protocol import (
 )
 from app.registry import RoomRegistry
 from app.room import WATCHER, Room
-from app.security import RateLimit, origin_allowed
+from app.security import NOT_A_ROOM, RateLimit, loggable, origin_allowed, well_formed_room_id
 from app.settings import Settings
 from app.store import StoreError
 
@@ -85,11 +85,16 @@ async def table_socket(websocket: WebSocket) -> None:
     every socket, ~4 KB each, and this endpoint has no dependencies to solve."""
     room_id: str = websocket.path_params["room_id"]
     settings: Settings = websocket.app.state.settings
-    peer = websocket.client.host if websocket.client else "?"
+    peer = loggable(websocket.client.host) if websocket.client else "?"
     # Accept before checking: a refused handshake would reach the client as a bare
     # HTTP 403, while a close frame carries a code and a reason the page can show.
     # (Checking after the await also means the room cannot expire in between.)
     await websocket.accept()
+    if not well_formed_room_id(room_id):  # not logged raw, not looked up, not sent to Redis
+        log.info("refused connection room=%s peer=%s code=%d: not a room id",
+                 loggable(room_id[:40]), peer, CLOSE_UNKNOWN_ROOM)
+        await websocket.close(CLOSE_UNKNOWN_ROOM, NOT_A_ROOM)
+        return
     checked = await _handshake(websocket, room_id)
     if isinstance(checked, Refusal):
         log.info("refused connection room=%s peer=%s code=%d: %s",
