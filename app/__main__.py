@@ -12,7 +12,7 @@ from fastapi import FastAPI
 
 from app.main import create_app
 from app.registry import RoomRegistry
-from app.security import loggable
+from app.security import card_free, loggable, well_formed_room_id
 from app.serving import connection_cap, guarded_h11
 from app.settings import Settings
 
@@ -66,16 +66,32 @@ class OneLine(logging.Filter):
         return True
 
 
+class NoCards(logging.Filter):
+    """The table's own log lines name no card: a refused action's line used to carry the
+    seat's legal cards by name (the error's "allowed: ..." list) and the card it sent. Each
+    text argument of a `piquet.*` record but a room id (random text: "x-KD_y..." names no
+    card) is made `card_free` (app/security.py): the line keeps the code and a summary."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.name.startswith("piquet") and isinstance(record.args, tuple):
+            record.args = tuple(
+                card_free(a) if isinstance(a, str) and not well_formed_room_id(a) else a
+                for a in record.args)
+        return True
+
+
 # Loggers with handlers of their own once uvicorn has configured logging (the rest
 # propagate to the root's).
 HANDLER_OWNERS = ("", "uvicorn", "uvicorn.access")
 
 
-def one_line_logs() -> None:
-    """`OneLine` on every handler there is (call once uvicorn has set up its own)."""
+def filter_logs() -> None:
+    """`NoCards`, then `OneLine`, on every handler there is (call once uvicorn has set up
+    its own)."""
     for name in HANDLER_OWNERS:
         for handler in logging.getLogger(name).handlers:
             if not any(isinstance(f, OneLine) for f in handler.filters):
+                handler.addFilter(NoCards())
                 handler.addFilter(OneLine())
 
 
@@ -122,7 +138,7 @@ def main() -> None:
     logging.getLogger("uvicorn.error").addFilter(QuietBadFrames())
     app = create_app(settings, settle_gc=settings.collector_tuning)
     config = uvicorn.Config(app, **uvicorn_options(settings))  # (sets up uvicorn's logging)
-    one_line_logs()
+    filter_logs()
     Server(app, config).run()
 
 

@@ -28,6 +28,8 @@ import orjson
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from engine.cards import CARD_NAMES
+
 # 'self' covers ws:// and wss:// to this host in CSP Level 3 (every current browser).
 # img-src data: is the inline favicon. No inline script or style runs: the one inline
 # <script> is type="application/json" data, which CSP does not block.
@@ -76,6 +78,23 @@ def loggable(text: str) -> str:
     """`text` with every character a log line must not hold raw written as an escape
     (`\\x0a`, `\\u2028`): one line, whatever a client sent."""
     return _UNSAFE.sub(_escape, text)
+
+
+# A card by code ("QH", "10s": a client may write it either way) or by name, and where
+# a refusal's list of what the seat may do begins (engine/rules.py, `_refusal`).
+_CARD = re.compile("(?<![A-Za-z0-9])(?:10|[AKQJ987])[SHDC](?![A-Za-z0-9])|"
+                   + "|".join(re.escape(name) for name in CARD_NAMES.values()), re.IGNORECASE)
+_ALLOWED = "; allowed:"
+
+
+def card_free(text: str) -> str:
+    """`text` with no card in it, for a log line: a refusal's list of what the seat may
+    do (its legal cards, its calls) is cut off, and any card it names is written `(card)`.
+    The seat itself gets the whole message; a log names no card a seat holds."""
+    cut = text.find(_ALLOWED)
+    if cut >= 0:
+        text = text[:cut]
+    return _CARD.sub("(card)", text)
 
 
 class RateLimit:
