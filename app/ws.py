@@ -45,8 +45,17 @@ log = logging.getLogger("piquet.ws")
 PONG_TEXT = ServerPong().model_dump_json()
 
 
-def seat_cookie(room_id: str) -> str:
-    return f"piquet_seat_{room_id}"
+def seat_cookie(room_id: str, secure: bool = False) -> str:
+    """The seat cookie's name: over HTTPS with the __Host- prefix (the browser keeps it only
+    if it is Secure, for this host alone, path /: no other host of the domain, and no
+    page over plain http, can set or shadow it); over plain http the plain name."""
+    return f"__Host-piquet_seat_{room_id}" if secure else f"piquet_seat_{room_id}"
+
+
+def seat_token(cookies: dict[str, str], room_id: str) -> str | None:
+    """The seat token a request carries: the __Host- cookie, else the plain one (what a
+    browser over plain http holds, a bot sends, and a seat given before the prefix)."""
+    return cookies.get(seat_cookie(room_id, True)) or cookies.get(seat_cookie(room_id))
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +82,7 @@ async def _handshake(websocket: WebSocket, room_id: str) -> tuple[Room, int] | R
         return Refusal(CLOSE_UNKNOWN_ROOM, "No such table (it may have expired).")
     if websocket.query_params.get("watch"):
         return room, WATCHER  # no seat, no token: the public view only
-    seat = room.seat_for_token(websocket.cookies.get(seat_cookie(room_id)))
+    seat = room.seat_for_token(seat_token(websocket.cookies, room_id))
     if seat is None:
         return Refusal(CLOSE_BAD_TOKEN, "This browser holds no seat at this table.")
     return room, seat
