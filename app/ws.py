@@ -71,6 +71,8 @@ async def _handshake(websocket: WebSocket, room_id: str) -> tuple[Room, int] | R
     headers = websocket.headers
     if not origin_allowed(headers.get("origin"), headers.get("host"), settings.allowed_origins):
         return Refusal(CLOSE_FOREIGN_ORIGIN, "This page's origin may not connect.")
+    if not well_formed_room_id(room_id):  # not looked up, not sent to Redis
+        return Refusal(CLOSE_UNKNOWN_ROOM, NOT_A_ROOM)
     if rooms.stopping:  # SIGTERM: the page is to come back at once, to whoever owns it then
         return Refusal(CLOSE_GOING_AWAY, "The server is restarting.")
     try:
@@ -99,15 +101,11 @@ async def table_socket(websocket: WebSocket) -> None:
     # HTTP 403, while a close frame carries a code and a reason the page can show.
     # (Checking after the await also means the room cannot expire in between.)
     await websocket.accept()
-    if not well_formed_room_id(room_id):  # not logged raw, not looked up, not sent to Redis
-        log.info("refused connection room=%s peer=%s code=%d: not a room id",
-                 loggable(room_id[:40]), peer, CLOSE_UNKNOWN_ROOM)
-        await websocket.close(CLOSE_UNKNOWN_ROOM, NOT_A_ROOM)
-        return
     checked = await _handshake(websocket, room_id)
     if isinstance(checked, Refusal):
+        shown = room_id if well_formed_room_id(room_id) else loggable(room_id[:40])
         log.info("refused connection room=%s peer=%s code=%d: %s",
-                 room_id, peer, checked.code, checked.reason)
+                 shown, peer, checked.code, checked.reason)
         await websocket.close(checked.code, checked.reason)
         return
     room, seat = checked
