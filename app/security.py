@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 import time
 from collections import OrderedDict
+from typing import Protocol
 from urllib.parse import urlsplit
 
 import orjson
@@ -97,6 +98,12 @@ def card_free(text: str) -> str:
     return _CARD.sub("(card)", text)
 
 
+class Allowance(Protocol):
+    """What a socket's messages draw on: a seat's bucket, or a watcher's (app/ws.py)."""
+
+    def take(self, now: float | None = None) -> bool: ...
+
+
 class RateLimit:
     """A token bucket: `per_second` on average, `burst` at once."""
 
@@ -109,13 +116,15 @@ class RateLimit:
         self.at = time.monotonic() if now is None else now
 
     def take(self, now: float | None = None) -> bool:
-        now = time.monotonic() if now is None else now
-        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.per_second)
-        self.at = now
+        self.refill(time.monotonic() if now is None else now)
         if self.tokens < 1:
             return False
         self.tokens -= 1
         return True
+
+    def refill(self, now: float) -> None:
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.per_second)
+        self.at = now
 
     def full(self, now: float) -> bool:
         return self.tokens + (now - self.at) * self.per_second >= self.burst
@@ -136,12 +145,17 @@ class ClientLimits:
 
     def take(self, client: str, now: float | None = None) -> bool:
         now = time.monotonic() if now is None else now
+        return self.bucket(client, now).take(now)
+
+    def bucket(self, client: str, now: float) -> RateLimit:
+        """This client's bucket (a new, full one if none is kept: a bucket is forgotten
+        only once full, so forgetting it gives nobody more)."""
         bucket = self.buckets.get(client)
         if bucket is None:
             self._forget_full(now)
             bucket = self.buckets[client] = RateLimit(self.per_second, self.burst, now)
         self.buckets.move_to_end(client)
-        return bucket.take(now)
+        return bucket
 
     def _forget_full(self, now: float) -> None:
         while len(self.buckets) >= self.max_clients:
@@ -149,6 +163,18 @@ class ClientLimits:
         if len(self.buckets) > 64:
             for client in [c for c, b in self.buckets.items() if b.full(now)]:
                 del self.buckets[client]
+
+
+def take_from_all(buckets: tuple[RateLimit, ...], now: float | None = None) -> bool:
+    """One token from each bucket, or from none if any is empty."""
+    now = time.monotonic() if now is None else now
+    for bucket in buckets:
+        bucket.refill(now)
+    if any(bucket.tokens < 1 for bucket in buckets):
+        return False
+    for bucket in buckets:
+        bucket.tokens -= 1
+    return True
 
 
 TOO_MANY_ROOMS = ("You have made many tables in a short time. "

@@ -72,6 +72,8 @@ class Settings(BaseSettings):
     rate_limit_burst: Annotated[int, Field(ge=1)] = 40
     send_queue_size: Annotated[int, Field(ge=1)] = 64
     ping_interval: Annotated[float, Field(gt=0)] = 20
+    # Sockets one client address may have watching one table (of its 16 watcher slots).
+    max_watchers_per_address: Annotated[int, Field(ge=1)] = 4
     # Several tabs of one browser may hold the same seat; beyond this the oldest is closed.
     max_connections_per_seat: Annotated[int, Field(ge=1)] = 4
     # Frames above this are refused by uvicorn itself (close 1009), before the app sees them.

@@ -69,6 +69,7 @@ def settings_for_tests(templates_dir: Path, **overrides: Any) -> Settings:
         "rate_limit_burst": 100_000,
         "rooms_per_minute": 1_000_000,
         "rooms_burst": 1_000_000,
+        "max_watchers_per_address": 16,  # every test client is one address
     }
     values.update(overrides)
     return Settings(**values)
