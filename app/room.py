@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import weakref
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Executor
@@ -51,6 +52,15 @@ ChangeListener = Callable[["Room"], None]
 WATCHER = -1
 # Sockets that may watch one table at once (each costs a socket and a view per change).
 MAX_WATCHERS = 16
+# A presence change (a socket comes or goes, a friend sits down) is told this long after
+# it, with the presence as it is then; changes meanwhile ride on it. So a room sends at
+# most a few presence frames a second to each socket, however fast watchers come and go
+# (a loop of them sent each player 400-1,100 a second).
+PRESENCE_DELAY = 0.25
+# The rooms with a presence frame due (weakly: one that goes meanwhile is not kept), each
+# with the socket that frame may skip (see `broadcast_presence`).
+_presence_due: weakref.WeakKeyDictionary[Room, Connection | None] = \
+    weakref.WeakKeyDictionary()
 # A seat's latest ids are remembered, so that a message resent after a reconnect is told
 # `duplicate_id`. Never applying a message twice does not rest on this: a message names
 # the version it was made on, and once applied that version is gone. So a few dozen are
@@ -90,10 +100,13 @@ class Seat:
 
 
 # A table whose state has not changed for this long drops its views' working (Room._trim).
-
-
-# A table whose state has not changed for this long drops its views' working (Room._trim).
 TRIM_SECONDS = 2.0
+
+
+def _presence_now(room: weakref.ref[Room]) -> None:
+    found = room()
+    if found is not None:
+        found._send_presence(_presence_due.pop(found, None))
 
 
 class Room:
@@ -270,6 +283,22 @@ class Room:
         return [c for seat in self.seats for c in seat.connections] + self.watchers
 
     def broadcast_presence(self, skip: Connection | None = None) -> None:
+        """Tell every socket but `skip` who is here, PRESENCE_DELAY from now, as it is
+        then (unless a send is due already: this change rides on it). `skip`, a socket
+        that has just joined, gets its first state instead, written after the change
+        with the presence in it: it is skipped only if its join is the window's last
+        change (after any other, its state is all it needs too; before one, it is told)."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # (a test driving a room without a loop)
+            self._send_presence(skip)
+            return
+        due = self in _presence_due
+        _presence_due[self] = skip
+        if not due:
+            loop.call_later(PRESENCE_DELAY, _presence_now, weakref.ref(self))
+
+    def _send_presence(self, skip: Connection | None = None) -> None:
         watching = len(self.watchers)
         texts = {
             viewer: PresenceMessage.model_validate(

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from tablekit import SeatSocket, TestClient, friend_seats, serve
 
+import app.room
 from app.protocol import CLOSE_POLICY
 from app.room import MAX_WATCHERS
 
@@ -85,6 +86,53 @@ def test_another_address_has_its_own_allowance(templates_dir: Path) -> None:
         other.connect()
         other.send({"type": "ping"})
         assert other.expect("pong")["type"] == "pong"
+
+
+# --- presence is coalesced -------------------------------------------------------------------
+
+
+def test_watchers_opened_and_closed_in_a_loop_send_the_players_few_presence_frames(
+    templates_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each open and close of a watching socket is a presence change; the seats get at
+    most one presence frame per PRESENCE_DELAY, carrying the count as it is then, and the
+    last one tells the truth."""
+    with serve(templates_dir) as client:
+        room_id, a, b = friend_seats(client)
+        a.connect()
+        b.connect()
+        a.barrier()
+        b.barrier()
+        a.frames.clear()
+        start = time.monotonic()
+        cycles = 60
+        for _ in range(cycles):
+            watcher = SeatSocket(client, room_id, None, watch=True)
+            watcher.connect()
+            watcher.close()
+        elapsed = time.monotonic() - start
+        last = a.expect("presence")
+        while last["watchers"] != 0:
+            last = a.expect("presence")
+        a.barrier()
+        presences = [f for f in a.frames if f["type"] == "presence"]
+        delay = app.room.PRESENCE_DELAY
+        assert 0 < delay <= 0.5
+        # Uncoalesced: two frames a cycle (120). Coalesced: one per window at most, and
+        # the windows are counted from the time the loop took (a slow machine, more).
+        assert len(presences) <= elapsed / delay + 2, (len(presences), elapsed)
+        assert len(presences) < cycles
+        assert presences[-1]["watchers"] == 0
+        assert [s["connected"] for s in presences[-1]["seats"]] == [True, True]
+
+
+def test_a_presence_change_reaches_the_other_seat(client: TestClient) -> None:
+    _, a, b = friend_seats(client)
+    a.connect()
+    b.connect()
+    assert a.expect("presence")["seats"][1]["connected"] is True
+    b.close()
+    assert a.expect("presence")["seats"][1]["connected"] is False
 
 
 # --- one address holds a few of a table's watcher slots ------------------------------------------
