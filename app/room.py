@@ -58,10 +58,10 @@ MAX_WATCHERS = 16
 # most a few presence frames a second to each socket, however fast watchers come and go
 # (a loop of them sent each player 400-1,100 a second).
 PRESENCE_DELAY = 0.25
-# The rooms with a presence frame due (weakly: one that goes meanwhile is not kept), each
-# with the socket that frame may skip (see `broadcast_presence`).
-_presence_due: weakref.WeakKeyDictionary[Room, Connection | None] = \
-    weakref.WeakKeyDictionary()
+# The rooms with a presence frame due (weakly: a room that goes meanwhile is not kept),
+# each with the id of the socket that frame may skip (see `broadcast_presence`: an id, so
+# the socket is not kept either; one made since, whatever its id, has a newer state).
+_presence_due: weakref.WeakKeyDictionary[Room, int | None] = weakref.WeakKeyDictionary()
 # A seat's latest ids are remembered, so that a message resent after a reconnect is told
 # `duplicate_id`. Never applying a message twice does not rest on this: a message names
 # the version it was made on, and once applied that version is gone. So a few dozen are
@@ -107,7 +107,8 @@ TRIM_SECONDS = 2.0
 def _presence_now(room: weakref.ref[Room]) -> None:
     found = room()
     if found is not None:
-        found._send_presence(_presence_due.pop(found, None))
+        skip = _presence_due.pop(found, None)
+        found._send_presence(next((c for c in found.connections() if id(c) == skip), None))
 
 
 class Room:
@@ -295,7 +296,7 @@ class Room:
             self._send_presence(skip)
             return
         due = self in _presence_due
-        _presence_due[self] = skip
+        _presence_due[self] = None if skip is None else id(skip)
         if not due:
             loop.call_later(PRESENCE_DELAY, _presence_now, weakref.ref(self))
 
