@@ -121,7 +121,6 @@ def test_watchers_opened_and_closed_in_a_loop_send_the_players_few_presence_fram
         # Uncoalesced: two frames a cycle (120). Coalesced: one per window at most, and
         # the windows are counted from the time the loop took (a slow machine, more).
         assert len(presences) <= elapsed / delay + 2, (len(presences), elapsed)
-        assert len(presences) < cycles
         assert presences[-1]["watchers"] == 0
         assert [s["connected"] for s in presences[-1]["seats"]] == [True, True]
 
