@@ -14,6 +14,7 @@ from fastapi import FastAPI
 from app.main import create_app
 from app.protocol import CLOSE_GOING_AWAY
 from app.registry import RoomRegistry
+from app.security import card_free, loggable, well_formed_room_id
 from app.serving import connection_cap, guarded_h11
 from app.settings import Settings
 
@@ -42,6 +43,58 @@ class QuietBadFrames(logging.Filter):
             record.exc_info = record.exc_text = None
             record.levelno, record.levelname = logging.WARNING, "WARNING"
         return True
+
+
+class OneLine(logging.Filter):
+    """Every log line is one line, whatever a client sent: a control character (a line
+    break above all, which would start a line of the sender's making) in a record's
+    message is written as an escape (app/security.py, `loggable`). On every handler, so
+    it holds for every logger, ours, uvicorn's and the libraries'. A traceback (exc_info)
+    is left as it is: its lines are the server's."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if isinstance(args, tuple):
+            # Each text argument escaped in place: uvicorn's access formatter reads its
+            # arguments one by one.
+            record.args = tuple(loggable(a) if isinstance(a, str) else a for a in args)
+        try:
+            message = record.getMessage()
+        except Exception:  # a bad format: the handler's own error report says so
+            return True
+        safe = loggable(message)
+        if safe != message:  # (a non-text argument, or a message with no arguments)
+            record.msg, record.args = safe, None
+        return True
+
+
+class NoCards(logging.Filter):
+    """The table's own log lines name no card: a refused action's line used to carry the
+    seat's legal cards by name (the error's "allowed: ..." list) and the card it sent. Each
+    text argument of a `piquet.*` record but a room id (random text: "x-KD_y..." names no
+    card) is made `card_free` (app/security.py): the line keeps the code and a summary."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.name.startswith("piquet") and isinstance(record.args, tuple):
+            record.args = tuple(
+                card_free(a) if isinstance(a, str) and not well_formed_room_id(a) else a
+                for a in record.args)
+        return True
+
+
+# Loggers with handlers of their own once uvicorn has configured logging (the rest
+# propagate to the root's).
+HANDLER_OWNERS = ("", "uvicorn", "uvicorn.access")
+
+
+def filter_logs() -> None:
+    """`NoCards`, then `OneLine`, on every handler there is (call once uvicorn has set up
+    its own)."""
+    for name in HANDLER_OWNERS:
+        for handler in logging.getLogger(name).handlers:
+            if not any(isinstance(f, OneLine) for f in handler.filters):
+                handler.addFilter(NoCards())
+                handler.addFilter(OneLine())
 
 
 class Server(uvicorn.Server):
@@ -92,7 +145,9 @@ def main() -> None:
         logging.getLogger(name).addFilter(HideSeatCookies())
     logging.getLogger("uvicorn.error").addFilter(QuietBadFrames())
     app = create_app(settings, settle_gc=settings.collector_tuning)
-    Server(app, uvicorn.Config(app, **uvicorn_options(settings))).run()
+    config = uvicorn.Config(app, **uvicorn_options(settings))  # (sets up uvicorn's logging)
+    filter_logs()
+    Server(app, config).run()
 
 
 if __name__ == "__main__":

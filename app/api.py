@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import ipaddress
+import secrets
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
 from pydantic import BaseModel
 
+from app.pages import table_url
 from app.protocol import Level, Opponent, json_schema
 from app.registry import RoomRegistry, RoomsFullError, TooManyRooms
 from app.runtime import LoopMonitor
-from app.security import TOO_MANY_ROOMS, may_make_room
+from app.security import NOT_A_ROOM, TOO_MANY_ROOMS, may_make_room, well_formed_room_id
+from app.settings import Settings
 
 router = APIRouter()
 
@@ -24,16 +28,16 @@ class SeatGranted(BaseModel):
     room_id: str
     seat: int
     token: str  # send it back as the cookie piquet_seat_{room_id}
-    url: str
+    url: str  # the table's link (from PIQUET_PUBLIC_URL when set)
 
 
 class Health(BaseModel):
     status: str
     rooms: int
-    # With ?detail=1: the event loop's lag and the collector's passes (app/runtime.py);
-    # rooms that came here from the store and went to another process since the start
-    # (many per action: the proxy does not route by room); the store's sends again and
-    # writes whose outcome stayed unknown.
+    # With ?detail=1, for an operator (`operator`): the event loop's lag and the
+    # collector's passes (app/runtime.py); rooms that came here from the store and went
+    # to another process since the start (many per action: the proxy does not route by
+    # room); the store's sends again and writes whose outcome stayed unknown.
     loop: dict[str, Any] | None = None
     moved: dict[str, int] | None = None
     store: dict[str, Any] | None = None
@@ -60,12 +64,14 @@ async def create_room(body: CreateRoom, request: Request) -> SeatGranted:
         raise HTTPException(503, str(exc)) from None
     except TooManyRooms as exc:
         raise HTTPException(429, str(exc)) from None
-    url = str(request.url_for("table", room_id=room.room_id))
+    url = table_url(request, room.room_id)
     return SeatGranted(room_id=room.room_id, seat=0, token=token, url=url)
 
 
 @router.post("/api/rooms/{room_id}/join")
 async def join_room(room_id: str, request: Request) -> SeatGranted:
+    if not well_formed_room_id(room_id):
+        raise HTTPException(404, NOT_A_ROOM)
     room = await _rooms(request).find(room_id, arriving=True)
     if room is None:
         raise HTTPException(404, "No such table (it may have expired).")
@@ -76,14 +82,40 @@ async def join_room(room_id: str, request: Request) -> SeatGranted:
     if claimed is None:
         raise HTTPException(409, "This table is full.")
     seat, token = claimed
-    url = str(request.url_for("table", room_id=room.room_id))
+    url = table_url(request, room.room_id)
     return SeatGranted(room_id=room.room_id, seat=seat, token=token, url=url)
+
+
+# Headers a proxy adds for the visitor it forwards: a request that has one is a visitor's,
+# whatever address it comes from.
+FORWARDED_HEADERS = ("x-forwarded-for", "forwarded", "x-real-ip")
+
+
+def operator(request: Request) -> bool:
+    """The request is an operator's: it carries PIQUET_OPERATOR_TOKEN as X-Operator-Token,
+    or it comes from a loopback address and no proxy forwarded it (a proxy on this host
+    makes every visitor's request come from loopback; uvicorn has already put a trusted
+    proxy's forwarded address in `request.client`)."""
+    settings: Settings = request.app.state.settings
+    sent = request.headers.get("x-operator-token")
+    if settings.operator_token and sent is not None:
+        return secrets.compare_digest(sent.encode(), settings.operator_token.encode())
+    if any(name in request.headers for name in FORWARDED_HEADERS):
+        return False
+    try:
+        return request.client is not None and ipaddress.ip_address(
+            request.client.host).is_loopback
+    except ValueError:  # not an address ("testclient", a unix socket)
+        return False
 
 
 @router.get("/healthz", response_model_exclude_none=True)
 async def healthz(request: Request, detail: bool = False) -> Health:
+    """`{"status": "ok", "rooms": N}`; with ?detail=1, for an operator only, the loop's
+    figures too (anyone else gets the plain answer: which code stalls, and how the
+    collector runs, are not a visitor's business)."""
     rooms = len(_rooms(request))
-    if not detail:
+    if not detail or not operator(request):
         return Health(status="ok", rooms=rooms)
     monitor: LoopMonitor = request.app.state.monitor
     registry = _rooms(request)

@@ -1,7 +1,8 @@
 """The HTML pages: lobby, table, rules, and the clear pages for a full or unknown table.
 
-The seat token only ever travels in the HttpOnly cookie `piquet_seat_{room_id}`,
-never in a URL or a page (docs/protocol.md).
+The seat token only ever travels in the HttpOnly cookie `piquet_seat_{room_id}`
+(`__Host-piquet_seat_{room_id}` over HTTPS), never in a URL or a page (docs/protocol.md).
+Links to a table are built from PIQUET_PUBLIC_URL when it is set (`table_url`).
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from fastapi.templating import Jinja2Templates
 
 import engine
 from app.registry import RoomRegistry, RoomsFullError, TooManyRooms
-from app.security import TOO_MANY_ROOMS, may_make_room
-from app.ws import seat_cookie
+from app.security import NOT_A_ROOM, TOO_MANY_ROOMS, may_make_room, well_formed_room_id
+from app.settings import Settings
+from app.ws import seat_cookie, seat_token
 from engine.computer import LEVELS
 
 router = APIRouter()
@@ -39,16 +41,40 @@ def _address(request: Request) -> str:
     return request.client.host if request.client else "?"
 
 
+def _settings(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+def table_url(request: Request, room_id: str) -> str:
+    """The table's absolute link (the invite link, the redirect, the API's `url`): from
+    PIQUET_PUBLIC_URL when set; else from the request (its Host header)."""
+    public = _settings(request).public_url
+    if public:
+        return f"{public}/r/{room_id}"
+    return str(request.url_for("table", room_id=room_id))
+
+
+def _over_https(request: Request) -> bool:
+    """The browser reaches the site over HTTPS: this request came so (directly, or from a
+    proxy in FORWARDED_ALLOW_IPS that says so), or the public URL is https."""
+    return request.url.scheme == "https" or _settings(request).public_url.startswith("https:")
+
+
 def _set_seat_cookie(request: Request, response: Response, room_id: str, token: str) -> None:
+    secure = _over_https(request)
     response.set_cookie(
-        seat_cookie(room_id),
+        seat_cookie(room_id, secure),
         token,
         max_age=COOKIE_MAX_AGE,
-        path="/",
+        path="/",  # (and no Domain: as __Host- requires)
         httponly=True,
         samesite="lax",
-        secure=request.url.scheme == "https",
+        secure=secure,
     )
+    if secure and seat_cookie(room_id) in request.cookies:
+        # A seat given before the prefix: it moves to the __Host- cookie.
+        response.delete_cookie(seat_cookie(room_id), path="/", httponly=True, samesite="lax")
 
 
 def message_page(
@@ -117,7 +143,11 @@ async def make_room(
             "Every table on this server is taken just now. Please try again in a few minutes.",
             action_label="Back to the lobby",
         )
-    response = RedirectResponse(request.url_for("table", room_id=room.room_id), status_code=303)
+    # With no public URL, a relative link: a redirect needs no host, so none is taken
+    # from the request's Host header.
+    public = _settings(request).public_url
+    where = table_url(request, room.room_id) if public else f"/r/{room.room_id}"
+    response = RedirectResponse(where, status_code=303)
     _set_seat_cookie(request, response, room.room_id, token)
     return response
 
@@ -127,10 +157,12 @@ async def table(request: Request, room_id: str) -> Response:
     """The table page. A GET (or HEAD) never takes a seat: a chat app fetching a preview
     of the link would take the friend's. A visitor holding no seat at a table with a free
     one gets the page in `claim` mode, and its script takes the seat with a POST."""
+    if not well_formed_room_id(room_id):
+        return _no_such_table(request)
     room = await _rooms(request).find(room_id, arriving=True)
     if room is None:
         return _no_such_table(request)
-    token = request.cookies.get(seat_cookie(room_id))
+    token = seat_token(request.cookies, room_id)
     seat = room.seat_for_token(token)
     claim = seat is None
     if claim:
@@ -144,7 +176,7 @@ async def table(request: Request, room_id: str) -> Response:
         "opponent": room.opponent,
         "level": room.level,
         "levels": [{"name": x.name, "description": x.description} for x in LEVELS.values()],
-        "room_url": str(request.url_for("table", room_id=room_id)),
+        "room_url": table_url(request, room_id),
         "card_names": engine.CARD_NAMES,
     }
     response = _templates(request).TemplateResponse(request, "table.html", context)
@@ -159,10 +191,12 @@ async def claim_seat(request: Request, room_id: str) -> Response:
     """The table page's script takes the free seat (a person has opened the link in a
     browser): the seat cookie, and the seat number as JSON. A browser that holds a seat
     here already keeps it. Refused from another site's page (app/security.py)."""
+    if not well_formed_room_id(room_id):
+        return JSONResponse({"detail": NOT_A_ROOM}, 404)
     room = await _rooms(request).find(room_id, arriving=True)
     if room is None:
         return JSONResponse({"detail": "No such table (it may have expired)."}, 404)
-    token = request.cookies.get(seat_cookie(room_id))
+    token = seat_token(request.cookies, room_id)
     seat = room.seat_for_token(token)
     if seat is None:
         try:
@@ -195,7 +229,7 @@ def _watch_page(request: Request, room_id: str, opponent: str) -> Response:
         "seat": "watch",
         "claim": False,
         "opponent": opponent,
-        "room_url": str(request.url_for("table", room_id=room_id)),
+        "room_url": table_url(request, room_id),
         "card_names": engine.CARD_NAMES,
     }
     return _templates(request).TemplateResponse(request, "table.html", context)

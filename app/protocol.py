@@ -305,6 +305,10 @@ class StateMessage(_ServerMessage):
     new_log: list[dict[str, Any]]  # log lines new to this socket
     log_reset: bool  # true: new_log is the whole log of this deal (replace, don't append)
     room: RoomInfo
+    # A seat's state only, last: spaces that make the message as long as the largest view
+    # the seat could have now by what is public (app/padding.py), so its length tells an
+    # eavesdropper nothing of the seat's cards. Ignore it.
+    pad: Annotated[str, Field(pattern="^ *$")] = ""
 
 
 class PresenceMessage(_ServerMessage):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import weakref
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Executor
@@ -27,6 +28,7 @@ import engine
 from app.computer_seat import COMPUTER_SEAT, ComputerSeat, Policy
 from app.connection import Connection
 from app.journal import Journal
+from app.padding import pad, view_ceiling
 from app.protocol import (
     CLOSE_GOING_AWAY,
     CLOSE_REPLACED,
@@ -40,7 +42,7 @@ from app.protocol import (
     Opponent,
     PresenceMessage,
 )
-from app.security import RateLimit
+from app.security import RateLimit, card_free
 from app.store import (
     Change,
     Entry,
@@ -77,6 +79,15 @@ STARTED_AGAIN = ("The table's store lost a move both seats had been shown. So th
 WATCHER = -1
 # Sockets that may watch one table at once (each costs a socket and a view per change).
 MAX_WATCHERS = 16
+# A presence change (a socket comes or goes, a friend sits down) is told this long after
+# it, with the presence as it is then; changes meanwhile ride on it. So a room sends at
+# most a few presence frames a second to each socket, however fast watchers come and go
+# (a loop of them sent each player 400-1,100 a second).
+PRESENCE_DELAY = 0.25
+# The rooms with a presence frame due (weakly: a room that goes meanwhile is not kept),
+# each with the id of the socket that frame may skip (see `broadcast_presence`: an id, so
+# the socket is not kept either; one made since, whatever its id, has a newer state).
+_presence_due: weakref.WeakKeyDictionary[Room, int | None] = weakref.WeakKeyDictionary()
 # A seat's latest ids are remembered, so that a message resent after a reconnect is told
 # `duplicate_id`. Never applying a message twice does not rest on this: a message names
 # the version it was made on, and once applied that version is gone. So a few dozen are
@@ -123,10 +134,14 @@ class Seat:
 
 
 # A table whose state has not changed for this long drops its views' working (Room._trim).
-
-
-# A table whose state has not changed for this long drops its views' working (Room._trim).
 TRIM_SECONDS = 2.0
+
+
+def _presence_now(room: weakref.ref[Room]) -> None:
+    found = room()
+    if found is not None:
+        skip = _presence_due.pop(found, None)
+        found._send_presence(next((c for c in found.connections() if id(c) == skip), None))
 
 
 class Room:
@@ -310,6 +325,22 @@ class Room:
         return [c for seat in self.seats for c in seat.connections] + self.watchers
 
     def broadcast_presence(self, skip: Connection | None = None) -> None:
+        """Tell every socket but `skip` who is here, PRESENCE_DELAY from now, as it is
+        then (unless a send is due already: this change rides on it). `skip`, a socket
+        that has just joined, gets its first state instead, written after the change
+        with the presence in it: it is skipped only if its join is the window's last
+        change (after any other, its state is all it needs too; before one, it is told)."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # (a test driving a room without a loop)
+            self._send_presence(skip)
+            return
+        due = self in _presence_due
+        _presence_due[self] = None if skip is None else id(skip)
+        if not due:
+            loop.call_later(PRESENCE_DELAY, _presence_now, weakref.ref(self))
+
+    def _send_presence(self, skip: Connection | None = None) -> None:
         watching = len(self.watchers)
         texts = {
             viewer: PresenceMessage.model_validate(
@@ -340,10 +371,11 @@ class Room:
         # every action's hot path, and the view is plain JSON already. The tests check
         # every frame against the model.
         watching = conn.seat == WATCHER
+        view_json = orjson.dumps(view)
         message = {
             "type": "state",
             "version": self.version,
-            "view": view,
+            "view": orjson.Fragment(view_json),
             "new_log": new_log,
             "log_reset": reset,
             "room": {
@@ -360,7 +392,19 @@ class Room:
                 "receipt": self.journal.receipt(self.version),
             },
         }
-        return orjson.dumps(message).decode()
+        body = orjson.dumps(message)
+        if watching:
+            return body.decode()  # public: nothing to hide
+        # A seat's view is padded to the most it could hold now, by what is public, so
+        # the frame's length tells nothing of its cards (app/padding.py).
+        ceiling = view_ceiling(engine.public_view(self.state, log=False), conn.seat)
+        padded = pad(body, len(view_json), ceiling)
+        if padded is None:  # (a bug: the view outgrew its ceiling) coarsely, and said
+            log.warning("state outgrew its padding room=%s seat=%d step=%s: %d > %d bytes",
+                        self.room_id, conn.seat, view["step"], len(view_json), ceiling)
+            padded = pad(body, len(view_json), -(-len(view_json) // 1024) * 1024)
+            assert padded is not None
+        return padded.decode()
 
     # --- watchers: sockets that hold no seat and see only what is public ------------------
 
@@ -397,7 +441,9 @@ class Room:
         conn.send_then_state(self._error_text(conn, code, message))
 
     def _error_text(self, conn: Connection, code: ErrorCode, message: str) -> str:
-        log.info("refused room=%s seat=%d code=%s: %s", self.room_id, conn.seat, code, message)
+        # The seat is told its legal cards; the log names no card a seat holds.
+        log.info("refused room=%s seat=%d code=%s: %s", self.room_id, conn.seat, code,
+                 card_free(message))
         return ErrorMessage(code=code, message=message, version=self.version).model_dump_json()
 
     # --- changes --------------------------------------------------------------------------

@@ -12,18 +12,24 @@ in every WebSocket's path too): on each HTTP request it
   the static files (a table page is one person's seat).
 
 Also here: `RateLimit`, the token bucket a seat's messages and a client's new rooms draw
-from, and `ClientLimits`, one bucket per client address for making rooms.
+from, and `ClientLimits`, one bucket per client address for making rooms; what a room id
+looks like (`well_formed_room_id`); and `loggable`, which makes a client's text safe to
+write in a log line.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from collections import OrderedDict
+from typing import Protocol
 from urllib.parse import urlsplit
 
 import orjson
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from engine.cards import CARD_NAMES
 
 # 'self' covers ws:// and wss:// to this host in CSP Level 3 (every current browser).
 # img-src data: is the inline favicon. No inline script or style runs: the one inline
@@ -45,6 +51,59 @@ STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 OWN_SITE = frozenset({"same-origin", "none"})
 
 
+# A room id as the server makes them (app/registry.py, new_room_id: secrets.token_urlsafe(12),
+# 16 characters of URL-safe base64). Anything else is refused before it is logged, looked
+# up or sent to the store: a line break in it would write a log line of the sender's
+# making, and a brace would move a Redis Cluster hash tag.
+ROOM_ID = re.compile(r"[A-Za-z0-9_-]{16}")
+NOT_A_ROOM = "No such table: that is not a table's address."
+
+
+def well_formed_room_id(room_id: str) -> bool:
+    return ROOM_ID.fullmatch(room_id) is not None
+
+
+# What a log line must not hold raw: control characters (C0, DEL, C1: a line break would
+# start a line of the sender's making, an escape sequence would drive the terminal), the
+# line and paragraph separators, and the marks that reorder text on screen.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e"
+                     "\u2066-\u2069]")
+
+
+def _escape(found: re.Match[str]) -> str:
+    code = ord(found[0])
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def loggable(text: str) -> str:
+    """`text` with every character a log line must not hold raw written as an escape
+    (`\\x0a`, `\\u2028`): one line, whatever a client sent."""
+    return _UNSAFE.sub(_escape, text)
+
+
+# A card by code ("QH", "10s": a client may write it either way) or by name, and where
+# a refusal's list of what the seat may do begins (engine/rules.py, `_refusal`).
+_CARD = re.compile("(?<![A-Za-z0-9])(?:10|[AKQJ987])[SHDC](?![A-Za-z0-9])|"
+                   + "|".join(re.escape(name) for name in CARD_NAMES.values()), re.IGNORECASE)
+_ALLOWED = "; allowed:"
+
+
+def card_free(text: str) -> str:
+    """`text` with no card in it, for a log line: a refusal's list of what the seat may
+    do (its legal cards, its calls) is cut off, and any card it names is written `(card)`.
+    The seat itself gets the whole message; a log names no card a seat holds."""
+    cut = text.find(_ALLOWED)
+    if cut >= 0:
+        text = text[:cut]
+    return _CARD.sub("(card)", text)
+
+
+class Allowance(Protocol):
+    """What a socket's messages draw on: a seat's bucket, or a watcher's (app/ws.py)."""
+
+    def take(self, now: float | None = None) -> bool: ...
+
+
 class RateLimit:
     """A token bucket: `per_second` on average, `burst` at once."""
 
@@ -57,13 +116,15 @@ class RateLimit:
         self.at = time.monotonic() if now is None else now
 
     def take(self, now: float | None = None) -> bool:
-        now = time.monotonic() if now is None else now
-        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.per_second)
-        self.at = now
+        self.refill(time.monotonic() if now is None else now)
         if self.tokens < 1:
             return False
         self.tokens -= 1
         return True
+
+    def refill(self, now: float) -> None:
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.per_second)
+        self.at = now
 
     def full(self, now: float) -> bool:
         return self.tokens + (now - self.at) * self.per_second >= self.burst
@@ -84,12 +145,17 @@ class ClientLimits:
 
     def take(self, client: str, now: float | None = None) -> bool:
         now = time.monotonic() if now is None else now
+        return self.bucket(client, now).take(now)
+
+    def bucket(self, client: str, now: float) -> RateLimit:
+        """This client's bucket (a new, full one if none is kept: a bucket is forgotten
+        only once full, so forgetting it gives nobody more)."""
         bucket = self.buckets.get(client)
         if bucket is None:
             self._forget_full(now)
             bucket = self.buckets[client] = RateLimit(self.per_second, self.burst, now)
         self.buckets.move_to_end(client)
-        return bucket.take(now)
+        return bucket
 
     def _forget_full(self, now: float) -> None:
         while len(self.buckets) >= self.max_clients:
@@ -97,6 +163,18 @@ class ClientLimits:
         if len(self.buckets) > 64:
             for client in [c for c, b in self.buckets.items() if b.full(now)]:
                 del self.buckets[client]
+
+
+def take_from_all(buckets: tuple[RateLimit, ...], now: float | None = None) -> bool:
+    """One token from each bucket, or from none if any is empty."""
+    now = time.monotonic() if now is None else now
+    for bucket in buckets:
+        bucket.refill(now)
+    if any(bucket.tokens < 1 for bucket in buckets):
+        return False
+    for bucket in buckets:
+        bucket.tokens -= 1
+    return True
 
 
 TOO_MANY_ROOMS = ("You have made many tables in a short time. "

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -62,11 +63,22 @@ class Settings(BaseSettings):
     # Empty: only pages served from the same host as the request's Host header may connect.
     # NoDecode lets the variable be a plain comma-separated list as well as JSON.
     allowed_origins: Annotated[list[str], NoDecode] = []
+    # The site's public origin (https://piquet.example.org): the invite link, the redirect
+    # after making a room and the API's `url` are built from it, never from the request's
+    # Host header (which a client, or a proxy passing it on, may forge); https here also
+    # gives the seat cookie its __Host- name. Empty: links from the request's Host.
+    public_url: str = ""
+    # Sent as the X-Operator-Token header, it opens /healthz?detail=1 to a request from
+    # anywhere; without it, only a request from a loopback address that no proxy forwarded
+    # (none of X-Forwarded-For, Forwarded, X-Real-IP) gets the detail. Empty: loopback only.
+    operator_token: str = ""
     max_message_bytes: Annotated[int, Field(ge=64)] = 4096
     rate_limit_per_second: Annotated[float, Field(gt=0)] = 20
     rate_limit_burst: Annotated[int, Field(ge=1)] = 40
     send_queue_size: Annotated[int, Field(ge=1)] = 64
     ping_interval: Annotated[float, Field(gt=0)] = 20
+    # Sockets one client address may have watching one table (of its 16 watcher slots).
+    max_watchers_per_address: Annotated[int, Field(ge=1)] = 4
     # Several tabs of one browser may hold the same seat; beyond this the oldest is closed.
     max_connections_per_seat: Annotated[int, Field(ge=1)] = 4
     # Frames above this are refused by uvicorn itself (close 1009), before the app sees them.
@@ -111,6 +123,20 @@ class Settings(BaseSettings):
                 return json.loads(text)
             return [part.strip() for part in text.split(",") if part.strip()]
         return value
+
+    @field_validator("public_url")
+    @classmethod
+    def _public_origin(cls, value: str) -> str:
+        """An origin: http(s), a host, perhaps a port; no path, query or user."""
+        value = value.strip().rstrip("/")
+        if not value:
+            return ""
+        parts = urlsplit(value)
+        if (parts.scheme not in ("http", "https") or not parts.hostname or parts.path
+                or parts.query or parts.fragment or "@" in parts.netloc):
+            raise ValueError(f"public_url must be an origin such as https://piquet.example.org,"
+                             f" not {value!r}")
+        return f"{parts.scheme}://{parts.netloc.lower()}"
 
     @field_validator("allowed_origins")
     @classmethod

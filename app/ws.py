@@ -11,7 +11,11 @@ import asyncio
 import json
 import logging
 import re
+import time
+import weakref
+from collections import Counter
 from dataclasses import dataclass
+from typing import Any
 
 from fastapi import WebSocket
 from pydantic import ValidationError
@@ -36,7 +40,15 @@ from app.protocol import (
 )
 from app.registry import RoomRegistry
 from app.room import WATCHER, Room
-from app.security import RateLimit, origin_allowed
+from app.security import (
+    NOT_A_ROOM,
+    Allowance,
+    ClientLimits,
+    loggable,
+    origin_allowed,
+    take_from_all,
+    well_formed_room_id,
+)
 from app.settings import Settings
 from app.store import StoreError
 
@@ -45,8 +57,86 @@ log = logging.getLogger("piquet.ws")
 PONG_TEXT = ServerPong().model_dump_json()
 
 
-def seat_cookie(room_id: str) -> str:
-    return f"piquet_seat_{room_id}"
+def seat_cookie(room_id: str, secure: bool = False) -> str:
+    """The seat cookie's name: over HTTPS with the __Host- prefix (the browser keeps it only
+    if it is Secure, for this host alone, path /: no other host of the domain, and no
+    page over plain http, can set or shadow it); over plain http the plain name."""
+    return f"__Host-piquet_seat_{room_id}" if secure else f"piquet_seat_{room_id}"
+
+
+def seat_token(cookies: dict[str, str], room_id: str) -> str | None:
+    """The seat token a request carries: the __Host- cookie, else the plain one (what a
+    browser over plain http holds, a bot sends, and a seat given before the prefix)."""
+    return cookies.get(seat_cookie(room_id, True)) or cookies.get(seat_cookie(room_id))
+
+
+class TableWatchers:
+    """What one table keeps about its watchers, by client address: a bucket each (their
+    sockets' openings and messages), and how many sockets each has watching."""
+
+    __slots__ = ("limits", "open")
+
+    def __init__(self, per_second: float, burst: int) -> None:
+        self.limits = ClientLimits(per_second * 60, burst, max_clients=1024)
+        self.open: Counter[str] = Counter()
+
+    def left(self, address: str) -> None:
+        self.open[address] -= 1
+        if self.open[address] <= 0:
+            del self.open[address]
+
+
+class WatchLimits:
+    """A watching socket holds no seat whose bucket it could share, so watchers' allowances
+    are kept by client address (the forwarded one behind a trusted proxy): one bucket per
+    (table, address), kept as long as the table is (a weak map: it goes with the room),
+    and one per address across every table, kept by the app. Opening a watching socket
+    and every message it sends take one from both, so reconnecting, or moving to another
+    table, finds no fresh allowance. Each is as large as a seat's (rate_limit_per_second,
+    rate_limit_burst): a watcher sends only pings and pongs. And one address may have at
+    most `max_watchers_per_address` sockets watching one table."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.per_second = settings.rate_limit_per_second
+        self.burst = settings.rate_limit_burst
+        self.per_address = settings.max_watchers_per_address
+        self.everywhere = ClientLimits(self.per_second * 60, self.burst)
+        self.tables: weakref.WeakKeyDictionary[Room, TableWatchers] = \
+            weakref.WeakKeyDictionary()
+
+    def table(self, room: Room) -> TableWatchers:
+        found = self.tables.get(room)
+        if found is None:
+            found = self.tables[room] = TableWatchers(self.per_second, self.burst)
+        return found
+
+    def allowance(self, room: Room, address: str) -> WatcherAllowance:
+        return WatcherAllowance(self, room, address)
+
+
+class WatcherAllowance:
+    """A watching socket's allowance: its (table, address) bucket and its address's, looked
+    up at each message (a bucket forgotten once full is made afresh, and full)."""
+
+    __slots__ = ("address", "limits", "room")
+
+    def __init__(self, limits: WatchLimits, room: Room, address: str) -> None:
+        self.limits = limits
+        self.room = room
+        self.address = address
+
+    def take(self, now: float | None = None) -> bool:
+        now = time.monotonic() if now is None else now
+        table = self.limits.table(self.room).limits.bucket(self.address, now)
+        return take_from_all((table, self.limits.everywhere.bucket(self.address, now)), now)
+
+
+def watch_limits(state: Any) -> WatchLimits:
+    """The app's WatchLimits (made on first use, from the app's settings)."""
+    limits: WatchLimits | None = getattr(state, "watch_limits", None)
+    if limits is None:
+        limits = state.watch_limits = WatchLimits(state.settings)
+    return limits
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +152,8 @@ async def _handshake(websocket: WebSocket, room_id: str) -> tuple[Room, int] | R
     headers = websocket.headers
     if not origin_allowed(headers.get("origin"), headers.get("host"), settings.allowed_origins):
         return Refusal(CLOSE_FOREIGN_ORIGIN, "This page's origin may not connect.")
+    if not well_formed_room_id(room_id):  # not looked up, not sent to Redis
+        return Refusal(CLOSE_UNKNOWN_ROOM, NOT_A_ROOM)
     if rooms.stopping:  # SIGTERM: the page is to come back at once, to whoever owns it then
         return Refusal(CLOSE_GOING_AWAY, "The server is restarting.")
     try:
@@ -73,7 +165,7 @@ async def _handshake(websocket: WebSocket, room_id: str) -> tuple[Room, int] | R
         return Refusal(CLOSE_UNKNOWN_ROOM, "No such table (it may have expired).")
     if websocket.query_params.get("watch"):
         return room, WATCHER  # no seat, no token: the public view only
-    seat = room.seat_for_token(websocket.cookies.get(seat_cookie(room_id)))
+    seat = room.seat_for_token(seat_token(websocket.cookies, room_id))
     if seat is None:
         return Refusal(CLOSE_BAD_TOKEN, "This browser holds no seat at this table.")
     # A seat coming back says which version it was last shown, with its receipt: a
@@ -92,20 +184,25 @@ async def table_socket(websocket: WebSocket) -> None:
     every socket, ~4 KB each, and this endpoint has no dependencies to solve."""
     room_id: str = websocket.path_params["room_id"]
     settings: Settings = websocket.app.state.settings
-    peer = websocket.client.host if websocket.client else "?"
+    peer = loggable(websocket.client.host) if websocket.client else "?"
     # Accept before checking: a refused handshake would reach the client as a bare
     # HTTP 403, while a close frame carries a code and a reason the page can show.
     # (Checking after the await also means the room cannot expire in between.)
     await websocket.accept()
     checked = await _handshake(websocket, room_id)
     if isinstance(checked, Refusal):
+        shown = room_id if well_formed_room_id(room_id) else loggable(room_id[:40])
         log.info("refused connection room=%s peer=%s code=%d: %s",
-                 room_id, peer, checked.code, checked.reason)
+                 shown, peer, checked.code, checked.reason)
         await websocket.close(checked.code, checked.reason)
         return
     room, seat = checked
-    if seat == WATCHER:  # a bucket of its own: watchers share nothing with a seat
-        limit = RateLimit(settings.rate_limit_per_second, settings.rate_limit_burst)
+    address = websocket.client.host if websocket.client else "?"
+    limit: Allowance
+    watching: TableWatchers | None = None
+    if seat == WATCHER:  # by address: watchers share nothing with a seat
+        watch = watch_limits(websocket.app.state)
+        limit = watch.allowance(room, address)
     else:
         limit = room.seats[seat].rate_limit(settings.rate_limit_per_second,
                                             settings.rate_limit_burst)
@@ -114,6 +211,13 @@ async def table_socket(websocket: WebSocket) -> None:
                  peer)
         await websocket.close(CLOSE_POLICY, "Too many messages; wait a moment, then reconnect.")
         return
+    if seat == WATCHER:
+        table = watch.table(room)
+        if table.open[address] >= watch.per_address:
+            log.info("refused connection room=%s peer=%s: watching in %d windows already",
+                     room_id, peer, table.open[address])
+            await websocket.close(CLOSE_POLICY, "You are watching this table in too many windows.")
+            return
     conn = Connection(
         websocket,
         room_id,
@@ -126,6 +230,8 @@ async def table_socket(websocket: WebSocket) -> None:
         if not room.attach_watcher(conn):
             await websocket.close(CLOSE_POLICY, "Too many people are watching this table.")
             return
+        watching = table
+        watching.open[address] += 1
     else:
         room.attach(conn)
     # The loop runs as a task of its own, which `Connection.drop` may cancel while it
@@ -138,12 +244,14 @@ async def table_socket(websocket: WebSocket) -> None:
             raise  # this handler itself was cancelled (shutdown): not ours to swallow
     finally:
         room.detach(conn)
+        if watching is not None:
+            watching.left(address)
         await conn.stop()
         log.info("disconnect room=%s seat=%d peer=%s", room_id, seat, peer)
 
 
 async def _receive_loop(
-    websocket: WebSocket, room: Room, conn: Connection, settings: Settings, limit: RateLimit
+    websocket: WebSocket, room: Room, conn: Connection, settings: Settings, limit: Allowance
 ) -> None:
     frame: Message | None
     text: str | None

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from engine.cards import DECK, Card, parse_cards
+from engine.cards import DECK, Card, parse_cards, sort_hand
 from engine.combos import Category
 from engine.errors import MalformedActionError
 
@@ -68,8 +68,15 @@ class Pass:
 @dataclass(frozen=True, slots=True)
 class Answer:
     reply: Reply
+    # "Equal" at a call's last stage names which of her equal calls younger ties with
+    # (she may hold more than one, in different suits: which one is her choice, and the
+    # suit shown tells only that). Empty at any other answer.
+    cards: tuple[Card, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
+        if self.cards:
+            return {"type": "answer", "reply": self.reply,
+                    "cards": [str(c) for c in self.cards]}
         return {"type": "answer", "reply": self.reply}
 
 
@@ -159,6 +166,8 @@ def parse_action(obj: Any) -> Action:
         reply = _field(obj, "reply", str)
         if reply not in REPLY_WORDS:
             raise MalformedActionError(f"unknown reply {reply!r} (good, not_good or equal)")
+        if "cards" in obj:
+            return Answer(reply, sort_hand(_cards(obj)))
         return Answer(reply)
     if kind == "play":
         return PLAYS[Card.parse(_field(obj, "card", str))]

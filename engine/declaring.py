@@ -49,9 +49,33 @@ def legal_answer(s: State, seat: int) -> list[Legal]:
     better, equal = _can_beat_or_equal(d, s.hands[seat])
     if better:
         out.append(_NOT_GOOD)
-    if equal:
+    if equal and d.stage + 1 < d.category.stages:
         out.append(_EQUAL)
+    elif equal:
+        # At the last stage, one "Equal" per equal call she holds, naming it: which one
+        # she ties with (and may be asked to show) is her choice. The engine choosing
+        # (the first in suit order) told elder, once it was shown, that she held no
+        # equal call in an earlier suit.
+        out.extend(_equal_entry(y) for y in _equal_calls(d, s.hands[seat]))
     return out
+
+
+def _equal_entry(y: Combo) -> Legal:
+    suit = y.cards[0].suit.title.lower()
+    return (Answer("equal", y.cards), f"Equal: {y.label.lower()} in {suit}")
+
+
+def plain_equal(s: State, seat: int, a: Answer) -> Answer:
+    """A bare "equal" at a call's last stage, as the table took it before the answer named
+    its call (and as stored parties hold it): her first equal call in the hand's order.
+    Never offered in `legal`; kept so that a partie recorded then replays the same."""
+    if s.step is not Step.YOUNGER_ANSWER or a.reply != "equal" or a.cards:
+        return a
+    d = decl(s, current_category(s))
+    if d.elder_call is None or d.stage + 1 < d.category.stages:
+        return a
+    ties = _equal_calls(d, s.hands[seat])
+    return Answer("equal", ties[0].cards) if ties else a
 
 
 def legal_lesser(s: State, seat: int) -> list[Legal]:
@@ -118,8 +142,9 @@ def on_answer(s: State, seat: int, a: Action) -> None:
         goto(s, Step.YOUNGER_ANSWER, seat)
     else:
         # Equal at the last stage: nobody scores the category (for sequences, equal
-        # best sequences cancel every sequence, Law 63). Both calls may be seen.
-        tie = _equal_call(d, s.hands[seat])
+        # best sequences cancel every sequence, Law 63). Both calls may be seen: hers
+        # is the one her answer named.
+        tie = Combo(d.category, a.cards)
         set_decl(s, decl(s, d.category)._replace(outcome=Outcome.EQUAL))
         s.combos = (*s.combos, ComboRecord(elder, e, "tied", e.public(2)),
                     ComboRecord(seat, tie, "tied", tie.public(2)))
@@ -182,14 +207,11 @@ def _can_beat_or_equal(d: Declaration, hand: Sequence[Card]) -> tuple[bool, bool
     return better, equal
 
 
-def _equal_call(d: Declaration, hand: Sequence[Card]) -> Combo:
-    """Younger's call that tied elder's at the last stage (the first natural one)."""
+def _equal_calls(d: Declaration, hand: Sequence[Card]) -> list[Combo]:
+    """Younger's calls equal to elder's at the last stage, in the hand's order."""
     e = d.elder_call
     assert e is not None
-    for y in natural_calls(d.category, hand):
-        if y.key == e.key:
-            return y
-    raise AssertionError("equal was legal, so an equal call exists")
+    return [y for y in natural_calls(d.category, hand) if y.key == e.key]
 
 
 def _younger_first_calls(d: Declaration, hand: Sequence[Card]) -> list[Combo]:

@@ -23,6 +23,7 @@ from typing import Any
 from engine import dealing, declaring, exchange, showing, tricks
 from engine.actions import (
     Action,
+    Answer,
     Call,
     CarteBlanche,
     Discard,
@@ -146,7 +147,10 @@ def apply(state: State, seat: int, action: Action | dict[str, Any], *,
         raise MalformedActionError(f"there is no seat {seat!r}; seats are 0 and 1")
     a = parse_action(action)
     kind = type(a)
-    if kind is Call:
+    if kind is Answer:
+        assert isinstance(a, Answer)
+        a = declaring.plain_equal(state, seat, a)
+    elif kind is Call:
         assert isinstance(a, Call)
         cards = sort_hand(a.cards)
         if cards != a.cards:  # (cards compare by identity: quick)

@@ -25,7 +25,9 @@ What it does (RULES.md §9), with every tie broken by a fixed rule:
   compares them; among equals the first the view lists), then, having won the
   category, every lesser call the table still offers, best first, until none is
   left. As younger it answers by the stage it was told: "not good" when it holds
-  better, else "equal" when it holds equal, else "good"; after elder's first lead
+  better, else "equal" when it holds equal (at the last stage, holding equal calls in
+  two suits, it names one drawn at random, seeded from the view), else "good"; after
+  elder's first lead
   it calls its best call in each category it is owed, then its lesser ones.
 - Showing: it asks to see every combination the view lets it see (what scored
   against it, and what tied), the first offered first, before anything else.
@@ -161,10 +163,19 @@ def _call(view: View, legal: list[Action]) -> Action:
 
 
 def _answer(view: View, legal: list[Action]) -> Action:
-    replies = {e["reply"] for e in _of_type(legal, "answer")}
+    answers = _of_type(legal, "answer")
     for reply in ("not_good", "equal", "good"):
-        if reply in replies:
-            return _first(legal, "answer", reply=reply)
+        offered = [e for e in answers if e["reply"] == reply]
+        if len(offered) > 1:
+            # "Equal" at the last stage, holding equal calls in more than one suit: one
+            # of them, drawn (seeded from the view), so the suit it shows tells no more
+            # than that it held that one (the first in suit order would tell elder it
+            # held none in an earlier suit).
+            from engine.computer.good import view_rng  # (good imports this module)
+
+            return _bare(view_rng(view, "equal").choice(offered))
+        if offered:
+            return _bare(offered[0])
     raise ValueError("no answer offered")
 
 

@@ -70,6 +70,7 @@ def settings_for_tests(templates_dir: Path, **overrides: Any) -> Settings:
         "rooms_per_minute": 1_000_000,
         "rooms_burst": 1_000_000,
         "rooms_per_address": 1_000_000,  # every test's client is one address
+        "max_watchers_per_address": 16,  # every test client is one address
     }
     values.update(overrides)
     return Settings(**values)

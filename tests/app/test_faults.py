@@ -273,8 +273,9 @@ def test_a_flood_of_actions_is_cut_off_and_applied_at_most_once(tmp_path: Path) 
             kinds = [(f["type"], f.get("code")) for f in flood]
             assert kinds.count(("error", "rate_limited")) == 1
             assert kinds[-1] == ("error", "rate_limited")
-            # The burst of ten, less the connection and the one applied.
-            assert kinds.count(("error", "stale_version")) == 8
+            # The burst of ten, less the connection and the one applied (and one more if
+            # the bucket refilled, at 5 a second, while the presence came: 0.25 s).
+            assert kinds.count(("error", "stale_version")) in (8, 9)
             versions = {f["version"] for f in flood if f["type"] == "state"}
             assert versions == {version + 1}
             # The other seat: one new state, then the flooder's seat goes away; open still.

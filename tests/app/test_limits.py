@@ -199,7 +199,7 @@ def test_a_socket_with_frames_queued_when_it_acts_gets_its_state_after_them() ->
         room.attach(conn)
         await asyncio.sleep(0)
         assert len(ws.frames) == 1
-        room.broadcast_presence()  # queued: the sender has not run yet
+        room._send_presence()  # queued (now, not after PRESENCE_DELAY): the sender has not run yet
         version = room.version
         await room.act(conn, ActionMessage.model_validate(
             {"type": "action", "version": version, "id": "a1",

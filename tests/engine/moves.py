@@ -130,7 +130,8 @@ def equal_points() -> State:
 def declared_with_a_tie() -> State:
     """`equal_points` declared: points tied; elder's quart 4, four kings 14, four queens 14
     (32 with younger at nothing: a repique). Elder to lead."""
-    s = say(say(say(equal_points(), ELDER, "Point of five"), YOUNGER, "Equal"), YOUNGER, "Equal")
+    s = say(say(equal_points(), ELDER, "Point of five"), YOUNGER, "Equal")
+    s = say(s, YOUNGER, "Equal: point of five in spades")
     s = say(say(say(s, ELDER, "Quart to the ace"), YOUNGER, "Equal"), YOUNGER, "Good")
     s = say(s, ELDER, "Done")
     return say(say(good(s, "Four kings"), ELDER, "Four queens"), ELDER, "Done")

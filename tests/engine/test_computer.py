@@ -213,9 +213,12 @@ def test_younger_says_equal_to_the_last_stage_when_its_best_is_equal() -> None:
     s = discard(discard(s, ELDER, "7H"), YOUNGER, "8D")
     s = engine.apply(s, ELDER, {"type": "call", "category": "point",
                                 "cards": ["AS", "KS", "QS", "JS"]})
-    for _ in ("Point of four", "Making 41"):
-        assert decide(s, YOUNGER) == {"type": "answer", "reply": "equal"}
-        s = move(s, YOUNGER)
+    assert decide(s, YOUNGER) == {"type": "answer", "reply": "equal"}  # "Point of four"
+    s = move(s, YOUNGER)
+    # "Making 41": at the last stage her answer names the call it ties with.
+    assert decide(s, YOUNGER) == {"type": "answer", "reply": "equal",
+                                  "cards": ["AH", "KH", "QH", "JH"]}
+    s = move(s, YOUNGER)
     assert s.declarations[0].outcome.value == "equal"
 
 

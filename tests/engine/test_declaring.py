@@ -120,7 +120,8 @@ def test_only_the_first_stage_of_a_call_is_public() -> None:
     s = say(equal_points(), ELDER, "Point of five")
     text = json.dumps(engine.view(s, YOUNGER))
     assert "Point of five" in text and "Making" not in text and "48" not in text
-    s = say(say(say(s, YOUNGER, "Equal"), YOUNGER, "Equal"), ELDER, "Quart to the ace")
+    s = say(say(s, YOUNGER, "Equal"), YOUNGER, "Equal: point of five in spades")
+    s = say(s, ELDER, "Quart to the ace")
     text = json.dumps(engine.view(s, YOUNGER))
     assert "A quart" in text and "to the ace" not in text.lower()
 
@@ -159,14 +160,81 @@ def test_equal_at_the_last_stage_nobody_scores_the_point() -> None:
     s = say(equal_points(), ELDER, "Point of five")
     assert labels(s, YOUNGER) == ["Good", "Equal"]
     s = say(s, YOUNGER, "Equal")
-    assert labels(s, YOUNGER) == ["Good", "Equal"]
-    s = say(s, YOUNGER, "Equal")
+    # At the last stage her "Equal" names the call it ties with.
+    assert labels(s, YOUNGER) == ["Good", "Equal: point of five in spades"]
+    s = say(s, YOUNGER, "Equal: point of five in spades")
     assert said(s, "point") == ["Elder: Point of five", "Younger: Equal",
                                 "Elder: Making 48", "Younger: Equal"]
     assert outcome(s, "point") == "equal"
     assert scores(s) == (0, 0)
     assert [(c["seat"], c["label"], c["status"]) for c in engine.view(s, YOUNGER)["combos"]] \
         == [(ELDER, "Point of five, making 48", "tied"), (YOUNGER, "Point of five", "tied")]
+
+
+def two_equal_points() -> State:
+    """Elder: a point of five making 50 in diamonds. Younger: points of five making 50 in
+    hearts and in clubs (and quarts to the ace in both)."""
+    s = deal("AD KD QD JD 9D AS KS QS 10H 8H 10C 8C",
+             "AH KH QH JH 9H AC KC QC JC 9C 7S 8S", "9S 7D 8D JS 10D 10S 7H 7C")
+    return say(say(exchange(s, "8H", "7S"), ELDER, "Point of five"), YOUNGER, "Equal")
+
+
+def test_equal_at_the_last_stage_names_the_call_younger_chooses() -> None:
+    """She holds two equal points: one "Equal" for each, and the tie recorded (and shown,
+    if asked) is the one she named, not the first in suit order."""
+    s = two_equal_points()
+    entries = [e for e in engine.view(s, YOUNGER)["legal"] if e["type"] == "answer"]
+    assert entries == [
+        {"type": "answer", "reply": "good", "label": "Good"},
+        {"type": "answer", "reply": "equal", "cards": ["AH", "KH", "QH", "JH", "9H"],
+         "label": "Equal: point of five in hearts"},
+        {"type": "answer", "reply": "equal", "cards": ["AC", "KC", "QC", "JC", "9C"],
+         "label": "Equal: point of five in clubs"}]
+    s = engine.apply(s, YOUNGER, {"type": "answer", "reply": "equal",
+                                  "cards": ["9C", "JC", "QC", "KC", "AC"]})  # any order
+    assert outcome(s, "point") == "equal" and scores(s) == (0, 0)
+    tie = [r for r in s.combos if r.seat == YOUNGER]
+    assert [str(c) for c in tie[0].combo.cards] == ["AC", "KC", "QC", "JC", "9C"]
+    # Elder hears only "Equal", whichever she named.
+    assert said(s, "point") == ["Elder: Point of five", "Younger: Equal",
+                                "Elder: Making 50", "Younger: Equal"]
+
+
+def test_an_equal_answer_must_name_an_equal_call_she_holds() -> None:
+    s = two_equal_points()
+    for cards_named in (["AD", "KD", "QD", "JD", "9D"],  # elder's
+                        ["AH", "KH", "QH", "JH"],  # not a point of five
+                        ["KC", "QC", "JC", "9C", "8S"]):
+        with pytest.raises(IllegalActionError):
+            engine.apply(s, YOUNGER, {"type": "answer", "reply": "equal", "cards": cards_named})
+    with pytest.raises(IllegalActionError):  # the first stage's "Equal" names nothing
+        engine.apply(say(equal_points(), ELDER, "Point of five"), YOUNGER,
+                     {"type": "answer", "reply": "equal", "cards": ["AS", "JS", "10S", "9S",
+                                                                    "8S"]})
+
+
+def test_a_bare_equal_at_the_last_stage_still_replays_as_it_did() -> None:
+    """A partie recorded before the answer named its call (a stored room) holds a bare
+    "equal" there: it is taken as it was then, her first equal call in the hand's order.
+    The table never offers it."""
+    s = engine.apply(two_equal_points(), YOUNGER, {"type": "answer", "reply": "equal"})
+    tie = [r for r in s.combos if r.seat == YOUNGER]
+    assert [str(c) for c in tie[0].combo.cards] == ["AH", "KH", "QH", "JH", "9H"]
+    assert {"type": "answer", "reply": "equal"} not in [
+        {k: v for k, v in e.items() if k != "label"}
+        for e in engine.view(two_equal_points(), YOUNGER)["legal"]]
+
+
+def test_the_computer_names_one_of_its_equal_calls() -> None:
+    from engine.computer import LEVELS
+
+    view = engine.view(two_equal_points(), YOUNGER)
+    offered = [{k: v for k, v in e.items() if k != "label"} for e in view["legal"]
+               if e.get("reply") == "equal"]
+    for level in LEVELS.values():
+        chosen = level.choose(view)
+        assert chosen in offered
+        assert level.choose(view) == chosen  # the same view, the same choice
 
 
 def test_equal_best_sequences_cancel_every_sequence_law_63() -> None:
@@ -177,7 +245,7 @@ def test_equal_best_sequences_cancel_every_sequence_law_63() -> None:
     s = exchange(s, "9S", "QC")
     s = say(say(s, ELDER, "Point of five"), YOUNGER, "Good")
     s = say(s, ELDER, "Quart to the king")
-    s = say(say(s, YOUNGER, "Equal"), YOUNGER, "Equal")
+    s = say(say(s, YOUNGER, "Equal"), YOUNGER, "Equal: quart to the king in spades")
     assert said(s, "sequence") == ["Elder: A quart", "Younger: Equal",
                                    "Elder: To the king", "Younger: Equal"]
     # No lesser sequence for elder: the next thing is his set.

@@ -268,3 +268,35 @@ def test_the_harness_catches_a_view_that_tells_a_hidden_card() -> None:
             lockstep(a, b, YOUNGER, random.Random(3))
     finally:
         engine.view = real_view  # type: ignore[assignment]
+
+
+# Younger holds equal points of five making 50 (and equal quarts to the ace) in hearts and
+# in clubs in deal C; in deal D her AH and JH are swapped with the 10S and 7H from the
+# stock's leftovers, which nobody draws or sees: only the clubs tie. Elder's point and quart
+# are in diamonds. When the engine named her tie itself (the first in suit order), "See"
+# showed elder the hearts in deal C and the clubs in deal D.
+ELDER_DIAMONDS = "AD KD QD JD 9D AS KS QS 10H 8H 10C 8C"
+YOUNGER_TWO_TIES = "AH KH QH JH 9H AC KC QC JC 9C 7S 8S"
+YOUNGER_ONE_TIE = "7H KH QH 10S 9H AC KC QC JC 9C 7S 8S"
+STOCK_E = "9S 7D 8D JS 10D 10S 7H 7C"
+STOCK_F = "9S 7D 8D JS 10D AH JH 7C"
+
+
+def test_which_equal_call_younger_names_is_hers_to_choose() -> None:
+    """After "Equal" at the last stage, the call shown is the one younger named: she may
+    name the same one (the clubs) whatever else she holds, and then elder sees the same
+    cards after "See" in both deals."""
+    c = exchanged(ELDER_DIAMONDS, YOUNGER_TWO_TIES, STOCK_E, ("8H", "7S"))
+    d = exchanged(ELDER_DIAMONDS, YOUNGER_ONE_TIE, STOCK_F, ("8H", "7S"))
+    assert c.hands[ELDER] == d.hands[ELDER] and c.hands[YOUNGER] != d.hands[YOUNGER]
+    script = [(ELDER, "Point of five"), (YOUNGER, "Equal"),
+              (YOUNGER, "Equal: point of five in clubs"),  # in deal C she could name hearts
+              (ELDER, "Quart to the ace"), (YOUNGER, "Equal"),
+              (YOUNGER, "Equal: quart to the ace in clubs"),
+              (ELDER, "Nothing"), (ELDER, "Ace of Spades"), (YOUNGER, "Nothing"),
+              (YOUNGER, "Eight of Spades"),
+              (ELDER, "See the point of five, making 50"), (ELDER, "See the quart to the ace")]
+    assert scripted(c, d, YOUNGER, script).steps > len(script)
+    s = say(say(c, ELDER, "Point of five"), YOUNGER, "Equal")  # elder: "Making 50"
+    assert [label for _, label in engine.legal(s, YOUNGER)] == [
+        "Good", "Equal: point of five in hearts", "Equal: point of five in clubs"]

@@ -102,6 +102,9 @@ def is_legal(s: State, seat: int, raw: Any) -> bool:
     except engine.PiquetError:
         return False
     for option, _ in engine.legal(s, seat):
+        if (isinstance(a, engine.Answer) and a == engine.Answer("equal")
+                and isinstance(option, engine.Answer) and option.cards):
+            return True  # the bare "equal" at a last stage: its older form (engine-api.md)
         if isinstance(option, DiscardRule) and isinstance(a, engine.Discard):
             return option.min <= len(a.cards) <= option.max and set(a.cards) <= set(s.hands[seat])
         if isinstance(a, engine.Call) and isinstance(option, engine.Call):
