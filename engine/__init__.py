@@ -16,6 +16,13 @@ from engine.actions import (
 from engine.cards import CARD_NAMES, DECK, Card, Rank, Suit
 from engine.combos import Category, Combo
 from engine.errors import IllegalActionError, MalformedActionError, OutOfTurnError, PiquetError
+from engine.record import (
+    RECORD_SCHEMA,
+    RecordBuilder,
+    RecordError,
+    record_from_states,
+    record_of,
+)
 from engine.rules import (
     DiscardRule,
     apply,
@@ -36,6 +43,7 @@ __all__ = [
     "CARD_NAMES",
     "DECK",
     "PARTS",
+    "RECORD_SCHEMA",
     "Action",
     "Answer",
     "Call",
@@ -55,6 +63,8 @@ __all__ = [
     "PiquetError",
     "Play",
     "Rank",
+    "RecordBuilder",
+    "RecordError",
     "Result",
     "See",
     "State",
@@ -70,6 +80,8 @@ __all__ = [
     "parse_action",
     "partie_result",
     "public_view",
+    "record_from_states",
+    "record_of",
     "replay",
     "rubicon",
     "view",
