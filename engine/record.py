@@ -39,6 +39,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from engine.actions import Action, Call, Discard, parse_action
+from engine.cards import sort_hand
 from engine.rules import apply
 from engine.state import State, Step
 from engine.view import deal_log, public_view, view
@@ -105,6 +106,8 @@ class RecordBuilder:
     def _told(self, seat: int, a: Action, before: State, after: dict[str, Any]) -> dict[str, Any]:
         """The action as this record's seat knows it (module docstring)."""
         if seat == self.seat:
+            if isinstance(a, Call):  # its cards as apply reads them, high first
+                return Call(a.category, sort_hand(a.cards)).to_json()
             return a.to_json()
         if isinstance(a, Discard):
             return {"type": "discard", "count": len(a.cards)}

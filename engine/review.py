@@ -38,7 +38,7 @@ from typing import Any
 
 from engine.cards import CARD_NAMES
 from engine.computer import strong
-from engine.computer.advice import discard_label, entry_label, keeps_words, shorts
+from engine.computer.advice import canonical, discard_label, entry_label, keeps_words, shorts
 from engine.computer.good import view_rng
 from engine.computer.knowledge import CARD_OF, PIPS, SUIT_MASK, bits, know, mask
 from engine.computer.sampler import sample_hands
@@ -149,9 +149,11 @@ def _review_step(view: View, action: Action, final: View | None) -> dict[str, An
 
 
 def _same(a: Action, b: Action) -> bool:
+    """The same decision: the same entry, cards compared as sets (a discard by its cards
+    alone, whether or not it turns up the leftovers)."""
     if a["type"] == "discard" == b["type"]:
         return set(a["cards"]) == set(b["cards"])
-    return {k: v for k, v in a.items() if k != "label"} == b
+    return canonical(a) == canonical(b)
 
 
 def _item(kind: str, view: View, mine: Action, theirs: Action, cost: float, exact: bool,
@@ -291,7 +293,8 @@ def _declaration(view: View, action: Action) -> dict[str, Any] | None:
                    - _margin(view, action, hand, h | k.opp_played, category)
                    for h in hers) / len(hers)
     kind = "lesser" if step in _LESSER else "answer" if action["type"] == "answer" else "call"
-    words = {"lesser": "adding", "answer": "answering", "call": "calling"}[kind]
+    words = "saying" if action["type"] == "pass" else {
+        "lesser": "adding", "answer": "answering", "call": "calling"}[kind]
     mine_label = entry_label(view["legal"], action)
     their_label = entry_label(view["legal"], theirs)
     text = (f"the {category}, {words} {_quoted(mine_label)} ({_minus(cost, True)}; the strong "

@@ -250,10 +250,16 @@ def entry_label(legal: list[Action], action: Action) -> str:
     """The words of the legal entry `action` is (a discard: its cards)."""
     if action["type"] == "discard":
         return discard_label(action["cards"])
+    wanted = canonical(action)
     for e in legal:
-        if {k: v for k, v in e.items() if k != "label"} == action:
+        if canonical(e) == wanted:
             return str(e["label"])
     return str(action["type"])
+
+
+def canonical(action: Action) -> Action:
+    """An action (or a legal entry) as compared: no label, its cards as a set."""
+    return {k: sorted(v) if k == "cards" else v for k, v in action.items() if k != "label"}
 
 
 def kind_of(view: View, action: Action) -> str:

@@ -243,3 +243,18 @@ def test_the_builder_refuses_what_is_no_record() -> None:
     builder = RecordBuilder(0, ["A", "B"])
     with pytest.raises(ValueError, match="start"):
         builder.add(0, {"type": "pass"}, engine.new_partie(1))
+
+
+def test_the_seats_own_call_is_recorded_as_the_table_read_it() -> None:
+    """A call sent with its cards in any order is recorded high first, as the legal
+    entry lists them (so a page, and the review, find it among the entries)."""
+    start = engine.new_partie(11)
+    s, steps = drive(start, [level("basic"), level("basic")], until=engine.Step.ELDER_CALL)
+    elder = s.to_move
+    assert elder is not None
+    entry = next(e for e in engine.view(s, elder)["legal"] if e["type"] == "call")
+    sent = {"type": "call", "category": entry["category"], "cards": entry["cards"][::-1]}
+    after = engine.apply(s, elder, sent)
+    record = record_from_states(elder, ["A", "B"], start, [*steps, (elder, sent, after)])
+    assert record["deals"][-1]["steps"][-1]["action"] == {
+        "type": "call", "category": entry["category"], "cards": entry["cards"]}
