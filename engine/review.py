@@ -15,9 +15,10 @@ stock nobody saw) get the same review. How each decision is reckoned:
   played and the strong level's card are scored exactly by the solver on the true hands
   (with the pique while it is alive, as the strong level reads it), in points for the
   seat less points for her to the end of the deal; the cost is the difference. Exact.
-- the exchange: the strong level's own estimate from the seat's view then, its sampled
-  stocks and hands (`strong.exchange_values`), in its measure (`strong.partie_value`:
-  points, counting more while the partie is close). About.
+- the exchange: the strong level's own estimate from the seat's view then, over its
+  sampled stocks and hands (`strong.exchange_values`), in the deal's points (`_outcome`),
+  listed only where its partie measure (`strong.partie_value`) prefers its own discard
+  too. About.
 - the declarations (a call, an answer, a lesser call, "Nothing", "Done"): over hands she
   may hold, sampled from the view as the strong level samples them, the points the
   category would score each way with both seats calling their best honestly from there
@@ -209,10 +210,15 @@ def _exchange(view: View, action: Action) -> dict[str, Any] | None:
     if _same(action, theirs) or theirs["type"] != "discard":
         return None
     mine = mask(CARD_OF[c] for c in action["cards"])
-    weighed = strong.exchange_values(view, view["legal"], extra=(mine,))
-    total = {w.discard: w.total for w in weighed}
-    best = strong.best_discard(weighed)  # (the same as `theirs`: the same code picks it)
-    cost = (total[best] - total[mine]) / strong.EXCHANGE_SAMPLES
+    weighed = {w.discard: w for w in strong.exchange_values(view, view["legal"], extra=(mine,))}
+    best = strong.best_discard(list(weighed.values()))  # (`theirs`: the same code picks it)
+    if weighed[best].total <= weighed[mine].total:
+        return None  # by its own measure the strong level would have done no better
+    # The cost in the deal's points, as the play's (what strong weighs with, partie_value,
+    # counts a point two or three times over while the partie is close, and the last
+    # deal's by the partie's settlement): where it prefers its discard for the partie's
+    # sake alone, the points may show no cost, and nothing is listed.
+    cost = (weighed[best].points - weighed[mine].points) / strong.EXCHANGE_SAMPLES
     hand = mask(CARD_OF[c] for c in view["hand"])
     text = (f"the exchange, throwing {shorts(action['cards'])} ({_minus(cost, True)}; the "
             f"strong level throws {shorts(theirs['cards'])}: it "
@@ -366,7 +372,7 @@ def _margin(view: View, action: Action, hand: int, hers: int, category: str) -> 
 # --------------------------------------------------------------------------- command line
 
 
-def lines(review: dict[str, Any], names: Sequence[str] | None = None) -> list[str]:
+def lines(review: dict[str, Any]) -> list[str]:
     """The review as text for a terminal."""
     out: list[str] = []
     for d in review["deals"]:
@@ -411,7 +417,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         print(json.dumps(review, ensure_ascii=False, indent=1))
     else:
-        print("\n".join(lines(review, record["names"])))
+        print("\n".join(lines(review)))
     return 0
 
 

@@ -32,7 +32,7 @@ from typing import Any
 from engine.cards import Card
 from engine.combos import NUMBER_WORDS, SEQUENCE_NAMES, Category, Combo, best_call
 from engine.computer import good, strong
-from engine.computer.knowledge import CARD_OF, CODE_OF, SUIT_MASK, bits, know, mask
+from engine.computer.knowledge import CARD_OF, CODE_OF, SUIT_MASK, Knowledge, bits, know, mask
 from engine.computer.solver import expand
 
 Action = dict[str, Any]
@@ -199,11 +199,13 @@ def _play(view: View, legal: list[Action]) -> dict[str, Any]:
     best = strong.best_card(totals)
     others = sorted((c for c in cards if c != best), key=lambda c: -totals[c])
     chosen = [best, *others[:OPTIONS - 1]]
+    k = know(view)
     options = []
     for i, c in enumerate(chosen):
         code = CODE_OF[c]
         points = (totals[c] - totals[best]) / solved
-        what = f"{'Lead' if view['trick'] is None else 'Play'} {short(code)}: {_card_role(view, c)}"
+        what = f"{'Lead' if view['trick'] is None else 'Play'} {short(code)}: " \
+            f"{_card_role(view, k, c)}"
         if i == 0:
             why = f"{what}; the best over {solved} hands she may hold"
             if len(chosen) > 1:
@@ -217,9 +219,8 @@ def _play(view: View, legal: list[Action]) -> dict[str, Any]:
     return _hint("play", options)
 
 
-def _card_role(view: View, c: int) -> str:
+def _card_role(view: View, k: Knowledge, c: int) -> str:
     """What a card does here, in a few words."""
-    k = know(view)
     trick = view["trick"]
     if trick is None:
         if good.sure_winners(k) >> c & 1:

@@ -300,12 +300,14 @@ def _exchange(view: View, legal: list[Action]) -> Action:
 
 
 class Weighed(NamedTuple):
-    """A discard (a mask) and its total over the exchange's sampled worlds; `candidate`:
-    one strong weighs itself (else one a caller asked about)."""
+    """A discard (a mask) and its total over the exchange's sampled worlds, as strong
+    weighs it (`partie_value`) and in plain points (`_outcome`); `candidate`: one strong
+    weighs itself (else one a caller asked about)."""
 
     discard: int
     total: float
     candidate: bool
+    points: float = 0.0
 
 
 def exchange_candidates(k: Knowledge, legal: list[Action]) -> list[tuple[int, int]]:
@@ -348,6 +350,7 @@ def exchange_values(view: View, legal: list[Action],
     for i, (n, d) in enumerate(cands):
         kept = k.hand & ~d
         total = 0.0
+        points = 0.0
         for opp, stock in worlds:
             mine = kept | mask(stock[:n])
             theirs = opp
@@ -355,8 +358,10 @@ def exchange_values(view: View, legal: list[Action],
                 rest = seen + stock[n:] if n < 5 and seen else stock[n:]
                 take = min(len(rest), 3 + (5 - n))
                 theirs = _their_exchange(opp, rest[:take])
-            total += value(_outcome(mine, theirs, elder))
-        out.append(Weighed(d, total, i < strong_own))
+            margin = _outcome(mine, theirs, elder)
+            points += margin
+            total += value(margin)
+        out.append(Weighed(d, total, i < strong_own, points))
     return out
 
 
@@ -364,7 +369,7 @@ def best_discard(weighed: list[Weighed]) -> int:
     """The discard strong makes: of its own candidates, the best total, the first among
     equals."""
     best: tuple[float, int] | None = None
-    for d, total, candidate in weighed:
+    for d, total, candidate, _ in weighed:
         if candidate and (best is None or total > best[0] + 1e-9):
             best = (total, d)
     assert best is not None
