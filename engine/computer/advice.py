@@ -106,6 +106,7 @@ def _exchange(view: View, legal: list[Action]) -> dict[str, Any]:
     best = strong.best_discard(weighed)
     samples = strong.EXCHANGE_SAMPLES
     total = {w.discard: w.total for w in weighed}
+    margin = {w.discard: w.points for w in weighed}
     others = sorted((w for w in weighed if w.discard != best), key=lambda w: -w.total)
     chosen = [best] + [w.discard for w in others[:OPTIONS - 1]]
     hand = mask(CARD_OF[c] for c in view["hand"])
@@ -123,7 +124,9 @@ def _exchange(view: View, legal: list[Action]) -> dict[str, Any]:
             why = keeps[0].upper() + keeps[1:] + "; " + (
                 "as good as the best" if points > -0.05
                 else f"about {points:+.1f} against the best")
-        options.append(_option(action, discard_label(action["cards"]), points, why))
+        option = _option(action, discard_label(action["cards"]), points, why)
+        option["mean"] = round(margin[d] / samples, 2)
+        options.append(option)
     return _hint("exchange", options)
 
 
@@ -195,7 +198,7 @@ def _play(view: View, legal: list[Action]) -> dict[str, Any]:
     searched = strong.play_totals(view, cards)
     if searched is None:  # (a hand too long to search: the good level's rule)
         return _rule(view, legal, good.choose(view))
-    totals, solved = searched
+    totals, margins, solved = searched
     best = strong.best_card(totals)
     others = sorted((c for c in cards if c != best), key=lambda c: -totals[c])
     chosen = [best, *others[:OPTIONS - 1]]
@@ -206,17 +209,24 @@ def _play(view: View, legal: list[Action]) -> dict[str, Any]:
         points = (totals[c] - totals[best]) / solved
         what = f"{'Lead' if view['trick'] is None else 'Play'} {short(code)}: " \
             f"{_card_role(view, k, c)}"
+        mean = margins[c] / solved
         if i == 0:
-            why = f"{what}; the best over {solved} hands she may hold"
+            why = f"{what}; the best over {solved} hands she may hold ({_margin(mean)})"
             if len(chosen) > 1:
                 why += _gap((totals[best] - totals[chosen[1]]) / solved,
                             short(CODE_OF[chosen[1]]))
         else:
             why = f"{what}; " + ("as good as the best" if points > -0.05
-                                 else f"about {points:+.1f} against the best")
-        options.append(_option({"type": "play", "card": code}, _label(legal, code),
-                               points, why))
+                                 else f"about {points:+.1f} against the best") \
+                + f" ({_margin(mean)})"
+        option = _option({"type": "play", "card": code}, _label(legal, code), points, why)
+        option["mean"] = round(mean, 2)
+        options.append(option)
     return _hint("play", options)
+
+
+def _margin(mean: float) -> str:
+    return f"on average {mean:+.1f} to you to the end of the deal"
 
 
 def _card_role(view: View, k: Knowledge, c: int) -> str:

@@ -77,15 +77,23 @@ def _play(view: View, legal: list[Action]) -> Action:
     searched = play_totals(view, cards)
     if searched is None:
         return good.choose(view)
-    totals, _ = searched
-    return {"type": "play", "card": CODE_OF[best_card(totals)]}
+    return {"type": "play", "card": CODE_OF[best_card(searched.totals)]}
 
 
-def play_totals(view: View, cards: list[int]) -> tuple[dict[int, float], int] | None:
+class Searched(NamedTuple):
+    """Each legal card's value summed over the sampled hands, as strong weighs it
+    (`totals`, `_weights`) and in plain points (`points`: my points less hers to the end
+    of the deal); `solved` samples."""
+
+    totals: dict[int, float]
+    points: dict[int, float]
+    solved: int
+
+
+def play_totals(view: View, cards: list[int]) -> Searched | None:
     """The searched value of each of `cards` (the legal plays, in the view's order)
-    summed over the sampled hands, and how many samples were solved; None when the
-    hand is too long to search (`SOLVE_FROM`). A card's mean is its total over the
-    samples: the margin to the end of the deal as `_weights` counts it."""
+    over the sampled hands (`Searched`); None when the hand is too long to search
+    (`SOLVE_FROM`)."""
     k = know(view)
     n = bin(k.hand).count("1")
     if n > SOLVE_FROM:
@@ -100,18 +108,21 @@ def play_totals(view: View, cards: list[int]) -> tuple[dict[int, float], int] | 
     weight = _weights(view, n)
     pique = _pique(view)
     totals = dict.fromkeys(cards, 0.0)
+    points = dict.fromkeys(cards, 0.0)
     nodes = 0
     solved = 0
     for h in hands:
         solver = Solver(pique)
         values = solver.moves(k.hand, h, leader, t0, led, 0)
         for c in cards:
-            totals[c] += weight(values[_rep(c, k.hand, h)])
+            v = values[_rep(c, k.hand, h)]
+            points[c] += v
+            totals[c] += weight(v)
         solved += 1
         nodes += solver.nodes
         if nodes > NODE_BUDGET:
             break
-    return totals, solved
+    return Searched(totals, points, solved)
 
 
 def best_card(totals: dict[int, float]) -> int:
