@@ -118,7 +118,8 @@ def review_deal(record: Record, deal_index: int, threshold: float = THRESHOLD) -
         text = (f"This deal your choices left about {total:.0f} points: "
                 + "; ".join(x["text"] for x in items))
     else:
-        text = "This deal you chose as the strong level would, or within half a point."
+        text = (f"This deal you chose as the strong level would, or within {threshold:g} "
+                f"points of it.")
     return {"deal": deal["number"], "index": deal_index, "role": final.get("role"),
             "complete": complete, "items": items, "points_left": total, "text": text}
 
