@@ -16,6 +16,13 @@ from engine.actions import (
 from engine.cards import CARD_NAMES, DECK, Card, Rank, Suit
 from engine.combos import Category, Combo
 from engine.errors import IllegalActionError, MalformedActionError, OutOfTurnError, PiquetError
+from engine.record import (
+    RECORD_SCHEMA,
+    RecordBuilder,
+    RecordError,
+    record_from_states,
+    record_of,
+)
 from engine.rules import (
     DiscardRule,
     apply,
@@ -38,6 +45,7 @@ __all__ = [
     "CARD_NAMES",
     "DECK",
     "PARTS",
+    "RECORD_SCHEMA",
     "Action",
     "Answer",
     "Call",
@@ -57,6 +65,8 @@ __all__ = [
     "PiquetError",
     "Play",
     "Rank",
+    "RecordBuilder",
+    "RecordError",
     "Result",
     "See",
     "State",
@@ -74,6 +84,8 @@ __all__ = [
     "parse_action",
     "partie_result",
     "public_view",
+    "record_from_states",
+    "record_of",
     "replay",
     "rubicon",
     "view",

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from engine.computer import basic, good
 from engine.computer.good import _candidates, hand_value, view_rng
@@ -38,6 +38,7 @@ from engine.computer.knowledge import (
     CARD_OF,
     CODE_OF,
     PIPS,
+    Knowledge,
     bits,
     know,
     mask,
@@ -73,10 +74,30 @@ def _play(view: View, legal: list[Action]) -> Action:
     cards = [CARD_OF[e["card"]] for e in legal if e["type"] == "play"]
     if len(cards) == 1:
         return {"type": "play", "card": CODE_OF[cards[0]]}
+    searched = play_totals(view, cards)
+    if searched is None:
+        return good.choose(view)
+    return {"type": "play", "card": CODE_OF[best_card(searched.totals)]}
+
+
+class Searched(NamedTuple):
+    """Each legal card's value summed over the sampled hands, as strong weighs it
+    (`totals`, `_weights`) and in plain points (`points`: my points less hers to the end
+    of the deal); `solved` samples."""
+
+    totals: dict[int, float]
+    points: dict[int, float]
+    solved: int
+
+
+def play_totals(view: View, cards: list[int]) -> Searched | None:
+    """The searched value of each of `cards` (the legal plays, in the view's order)
+    over the sampled hands (`Searched`); None when the hand is too long to search
+    (`SOLVE_FROM`)."""
     k = know(view)
     n = bin(k.hand).count("1")
     if n > SOLVE_FROM:
-        return good.choose(view)
+        return None
     rng = view_rng(view, "play")
     hands = sample_hands(k, SAMPLES.get(n, 8), rng)
     seat = view["seat"]
@@ -87,17 +108,26 @@ def _play(view: View, legal: list[Action]) -> Action:
     weight = _weights(view, n)
     pique = _pique(view)
     totals = dict.fromkeys(cards, 0.0)
+    points = dict.fromkeys(cards, 0.0)
     nodes = 0
+    solved = 0
     for h in hands:
         solver = Solver(pique)
         values = solver.moves(k.hand, h, leader, t0, led, 0)
         for c in cards:
-            totals[c] += weight(values[_rep(c, k.hand, h)])
+            v = values[_rep(c, k.hand, h)]
+            points[c] += v
+            totals[c] += weight(v)
+        solved += 1
         nodes += solver.nodes
         if nodes > NODE_BUDGET:
             break
-    best = max(cards, key=lambda c: (round(totals[c], 6), -(c & 7)))
-    return {"type": "play", "card": CODE_OF[best]}
+    return Searched(totals, points, solved)
+
+
+def best_card(totals: dict[int, float]) -> int:
+    """The card strong plays: the best total; among equals the lowest, then the first."""
+    return max(totals, key=lambda c: (round(totals[c], 6), -(c & 7)))
 
 
 def _rep(c: int, hand: int, other: int) -> int:
@@ -276,9 +306,26 @@ def _outcome(mine: int, theirs: int, i_am_elder: bool) -> float:
 def _exchange(view: View, legal: list[Action]) -> Action:
     if not SIMULATED_EXCHANGE:
         return good.choose(view)
-    k = know(view)
+    best = best_discard(exchange_values(view, legal))
+    return {"type": "discard", "cards": [CODE_OF[c] for c in bits(best)], "expose": False}
+
+
+class Weighed(NamedTuple):
+    """A discard (a mask) and its total over the exchange's sampled worlds, as strong
+    weighs it (`partie_value`) and in plain points (`_outcome`); `candidate`: one strong
+    weighs itself (else one a caller asked about)."""
+
+    discard: int
+    total: float
+    candidate: bool
+    points: float = 0.0
+
+
+def exchange_candidates(k: Knowledge, legal: list[Action]) -> list[tuple[int, int]]:
+    """The discards strong weighs, as (count, mask), in the order it weighs them: its
+    full allowance (and, as elder, one card fewer), each the good level's best
+    `EXCHANGE_CANDIDATES` by the kept cards' value."""
     rule = next(e for e in legal if e["type"] == "discard")
-    rng = view_rng(view, "exchange")
     elder = k.i_am_elder
     ns = [rule["max"]] if not elder else sorted(
         {rule["max"], max(rule["min"], rule["max"] - 1)}, reverse=True)
@@ -287,17 +334,34 @@ def _exchange(view: View, legal: list[Action]) -> Action:
         cs = _candidates(k.hand, n)
         cs.sort(key=lambda d: -hand_value(k.hand & ~d, elder))
         cands.extend((n, d) for d in cs[:EXCHANGE_CANDIDATES])
+    return cands
+
+
+def exchange_values(view: View, legal: list[Action],
+                    extra: tuple[int, ...] = ()) -> list[Weighed]:
+    """Each candidate discard (`exchange_candidates`, in order), then any `extra` masks
+    not among them, with its total over the sampled worlds (`EXCHANGE_SAMPLES` of them):
+    my points less hers from the two final hands (`_outcome`), as `partie_value` counts
+    them. The worlds are drawn from the view alone: the same view, the same values."""
+    k = know(view)
+    rng = view_rng(view, "exchange")
+    cands = exchange_candidates(k, legal)
+    strong_own = len(cands)
+    known = {d for _, d in cands}
+    cands += [(bin(d).count("1"), d) for d in dict.fromkeys(extra) if d not in known]
     worlds = []
     for _ in range(EXCHANGE_SAMPLES):
         opp, stock = sample_before_exchange(k, rng)
         worlds.append((opp, stock))
+    elder = k.i_am_elder
     opp_done = not elder  # younger exchanges after elder: elder's hand is final
     seen = [CARD_OF[c] for c in view["seen_stock"]]
     value = partie_value(view, 45.0)  # about what a deal scores, both seats together
-    best: tuple[float, int] | None = None
-    for n, d in cands:
+    out: list[Weighed] = []
+    for i, (n, d) in enumerate(cands):
         kept = k.hand & ~d
         total = 0.0
+        points = 0.0
         for opp, stock in worlds:
             mine = kept | mask(stock[:n])
             theirs = opp
@@ -305,11 +369,22 @@ def _exchange(view: View, legal: list[Action]) -> Action:
                 rest = seen + stock[n:] if n < 5 and seen else stock[n:]
                 take = min(len(rest), 3 + (5 - n))
                 theirs = _their_exchange(opp, rest[:take])
-            total += value(_outcome(mine, theirs, elder))
-        if best is None or total > best[0] + 1e-9:
+            margin = _outcome(mine, theirs, elder)
+            points += margin
+            total += value(margin)
+        out.append(Weighed(d, total, i < strong_own, points))
+    return out
+
+
+def best_discard(weighed: list[Weighed]) -> int:
+    """The discard strong makes: of its own candidates, the best total, the first among
+    equals."""
+    best: tuple[float, int] | None = None
+    for d, total, candidate, _ in weighed:
+        if candidate and (best is None or total > best[0] + 1e-9):
             best = (total, d)
     assert best is not None
-    return {"type": "discard", "cards": [CODE_OF[c] for c in bits(best[1])], "expose": False}
+    return best[1]
 
 
 def _their_exchange(hand: int, draw: list[int]) -> int:

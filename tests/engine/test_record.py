@@ -1,0 +1,260 @@
+"""The record of a partie (issue 26; docs/record.md): what one seat saw and nothing it did
+not, in a documented JSON format that reads back checked."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from typing import Any
+
+import pytest
+
+import engine
+from engine.record import (
+    RECORD_SCHEMA,
+    RecordBuilder,
+    RecordError,
+    dumps,
+    loads,
+    record_from_states,
+    record_of,
+)
+from tests.engine.learnkit import careless, drive, level, seen_by, twin
+from tests.engine.moves import seen
+
+
+def partie(seed: int, policies: Any) -> tuple[engine.State, list[Any]]:
+    start = engine.new_partie(seed)
+    _, steps = drive(start, policies, until=engine.Step.PARTIE_OVER)
+    return start, steps
+
+
+@pytest.fixture(scope="module")
+def played() -> tuple[engine.State, list[Any]]:
+    """A whole partie: the good level against a random player who exposes her leftovers
+    now and then (so cards are turned up, shown, played, and some never seen)."""
+    pick = random.Random(5)
+
+    def random_player(v: dict[str, Any]) -> dict[str, Any]:
+        rule = next((e for e in v["legal"] if e["type"] == "discard"), None)
+        if rule is not None:
+            n = pick.randint(rule["min"], rule["max"])
+            return {"type": "discard", "cards": pick.sample(v["hand"], n),
+                    "expose": rule["expose_choice"] and pick.random() < 0.5}
+        return careless(pick.randrange(1 << 30))(v)
+
+    return partie(2026, [level("good"), random_player])
+
+
+def by_deal(steps: list[Any]) -> dict[int, list[Any]]:
+    out: dict[int, list[Any]] = {}
+    for step in steps:
+        out.setdefault(step[2].deal_number, []).append(step)
+    return out
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_a_seats_record_holds_no_card_it_never_saw(played: Any, seat: int) -> None:
+    """Every card named anywhere in a deal's part of the record (as a code, in words or
+    by name) is one this seat saw in that deal: its hands, its discards and draws, what
+    was turned up, shown or played. Her discards and the stock it never saw are absent."""
+    start, steps = played
+    record = record_of(seat, ["Ann", "Bob"], start, [(s, a) for s, a, _ in steps])
+    assert seen(record["start"]) <= seen_by(start, [], seat)
+    groups = by_deal(steps)
+    assert [d["number"] for d in record["deals"]] == sorted(groups)
+    hidden_somewhere = 0
+    for d in record["deals"]:
+        deal_steps = groups[d["number"]]
+        saw = seen_by(deal_steps[0][2], deal_steps, seat)
+        named = seen(d)
+        assert named <= saw, (d["number"], sorted(named - saw))
+        end = deal_steps[-1][2]
+        never = {c.code for c in end.discards[1 - seat] + end.stock} - saw
+        hidden_somewhere += len(never)
+        assert not named & never
+        assert len(d["steps"]) == len(deal_steps)
+    assert hidden_somewhere > 10  # not a vacuous pass: cards were hidden from this seat
+
+
+def test_a_watchers_record_holds_no_hand(played: Any) -> None:
+    start, steps = played
+    record = record_of(None, ["Ann", "Bob"], start, [(s, a) for s, a, _ in steps])
+    views = [record["start"]] + [x["view"] for d in record["deals"] for x in d["steps"]]
+    for v in views:
+        assert v["seat"] is None and v["hand"] == v["discards"] == v["seen_stock"] == []
+        assert v["legal"] == []
+    for d in record["deals"]:
+        for x in d["steps"]:
+            if x["action"]["type"] in ("discard", "call"):
+                assert "cards" not in x["action"]
+    groups = by_deal(steps)
+    for d in record["deals"]:
+        deal_steps = groups[d["number"]]
+        assert seen(d) <= seen_by(deal_steps[0][2], deal_steps, None)
+
+
+def test_the_other_seats_actions_are_as_the_table_told_them(played: Any) -> None:
+    start, steps = played
+    record = record_of(0, ["Ann", "Bob"], start, [(s, a) for s, a, _ in steps])
+    kinds: dict[str, list[dict[str, Any]]] = {}
+    for d in record["deals"]:
+        for x in d["steps"]:
+            if x["actor"] == 1:
+                kinds.setdefault(x["action"]["type"], []).append(x["action"])
+            else:
+                assert "count" not in x["action"] and "told" not in x["action"]
+    assert all(set(a) == {"type", "count"} for a in kinds["discard"])
+    assert all(set(a) == {"type", "category", "told"} for a in kinds.get("call", []))
+    assert {"play", "discard"} <= set(kinds)
+
+
+def test_the_builder_fed_as_the_partie_goes_makes_the_same_record(played: Any) -> None:
+    start, steps = played
+    builder = RecordBuilder(0, ["Ann", "Bob"], {"room": "r1", "level": "good"})
+    builder.start(start)
+    for seat, action, state in steps[:40]:
+        builder.add(seat, action, state)
+    assert builder.record() == record_from_states(0, ["Ann", "Bob"], start, steps[:40],
+                                                  {"room": "r1", "level": "good"})
+    part = builder.record()
+    assert part["result"] is None
+    assert part["meta"] == {"room": "r1", "level": "good"}
+    whole = record_of(0, ["Ann", "Bob"], start, [(s, a) for s, a, _ in steps])
+    assert whole["result"] == engine.view(steps[-1][2], 0)["result"] is not None
+    # each step's view is the seat's view after it; its log lines are the deal's new ones
+    for (_, _, state), x in zip(steps, [x for d in whole["deals"] for x in d["steps"]],
+                                        strict=True):
+        assert x["view"] == json.loads(json.dumps(engine.view(state, 0, log=False)))
+        lines = engine.deal_log(state)
+        assert lines[len(lines) - len(x["log"]):] == x["log"]
+
+
+def test_twin_deals_give_the_same_record() -> None:
+    """Two deals that differ only in cards seat `me` never saw (her discards, the stock
+    nobody drew or turned up) give `me` the same record, step by step."""
+    compared = 0
+    for i in range(10):
+        me = i % 2
+        a, steps_a, b, steps_b = twin(100 + i, me, [careless(i), careless(-i)])
+        end_a, end_b = steps_a[-1][2], steps_b[-1][2]
+        if (end_a.discards[1 - me], end_a.stock) == (end_b.discards[1 - me], end_b.stock):
+            continue  # nothing hidden from `me` moved (she left nothing, or it came back)
+        ra = record_from_states(me, ["A", "B"], a, steps_a)
+        rb = record_from_states(me, ["A", "B"], b, steps_b)
+        assert ra == rb
+        compared += 1
+    assert compared >= 5
+
+
+def test_dumps_and_loads_round_trip(played: Any) -> None:
+    start, steps = played
+    for seat in (0, 1, None):
+        record = record_of(seat, ["Ann", "Bob"], start, [(s, a) for s, a, _ in steps],
+                           {"room": "abc", "dates": ["2026-12-02"]})
+        assert loads(dumps(record)) == record
+        assert loads(dumps(record).encode()) == record
+
+
+@pytest.fixture(scope="module")
+def short_record() -> dict[str, Any]:
+    start = engine.new_partie(11)
+    _, steps = drive(start, [level("basic"), level("basic")])
+    return record_from_states(0, ["Ann", "Bob"], start, steps)
+
+
+def _first(record: dict[str, Any], actor: int, kind: str) -> dict[str, Any]:
+    return next(x for x in record["deals"][0]["steps"]
+                if x["actor"] == actor and x["action"]["type"] == kind)
+
+
+def _as_watcher(record: dict[str, Any]) -> None:
+    record["seat"] = None
+    for d in record["deals"]:
+        for x in d["steps"]:
+            x["action"] = {"type": "pass"}
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda r: r.update(format="chess"), r"\$\.format: expected \"piquet-record\""),
+    (lambda r: r.update(version=2), r"\$\.version: expected 1, got 2"),
+    (lambda r: r.pop("deals"), r"\$: 'deals' is missing"),
+    (lambda r: r.update(seat=2), r"\$\.seat: expected one of \[0, 1, null\], got 2"),
+    (lambda r: r.update(names=["Ann"]), r"\$\.names: expected at least 2 items, got 1"),
+    (lambda r: r.update(extra=1), r"\$: unexpected field 'extra'"),
+    (lambda r: _first(r, 0, "discard")["action"]["cards"].__setitem__(0, "ZZ"),
+     r"\$\.deals\[0\]\.steps\[\d+\]\.action\.cards\[0\]: \"ZZ\" is not a card"),
+    (lambda r: _first(r, 1, "discard")["action"].update(cards=["AS"]),
+     r"\$\.deals\[0\]\.steps\[\d+\]\.action: unexpected field '(cards|count)'"),
+    (lambda r: _first(r, 1, "discard")["action"].update(cards=["AS"], type="discard") or
+     _first(r, 1, "discard")["action"].pop("count"),
+     r"seat 1's discard names cards this record's seat never saw"),
+    (lambda r: _first(r, 0, "play")["action"].update(type="dance"),
+     r"\$\.deals\[0\]\.steps\[\d+\]\.action: not an action: \{\"type\": \"dance\""),
+    (lambda r: r["deals"][0]["steps"][3]["view"].update(seat=1),
+     r"\$\.deals\[0\]\.steps\[3\]\.view\.seat: a view for seat 1 in a record for seat 0"),
+    (lambda r: r["deals"][0]["steps"][3].update(actor="me"),
+     r"\$\.deals\[0\]\.steps\[3\]\.actor: expected one of \[0, 1\], got \"me\""),
+    (lambda r: r["deals"].append(copy.deepcopy(r["deals"][0])),
+     r"\$\.deals\[1\]\.number: deal 1 comes after deal 1"),
+    (lambda r: r.update(seat=None),  # seat 0's record passed off as a watcher's
+     r"steps\[1\]\.action: seat 0's discard names cards this record's seat never saw"),
+    (lambda r: _as_watcher(r),  # ... its actions made harmless: the views still tell
+     r"\$\.start\.seat: a view for seat 0 in a record for seat None"),
+])
+def test_loads_refuses_a_malformed_record_saying_what_is_wrong(
+        short_record: dict[str, Any], change: Any, message: str) -> None:
+    record = copy.deepcopy(short_record)
+    change(record)
+    with pytest.raises(RecordError, match=message):
+        loads(dumps(record))
+
+
+def test_loads_refuses_what_is_not_json_or_not_a_record() -> None:
+    with pytest.raises(RecordError, match="a record must be JSON"):
+        loads("{not json")
+    with pytest.raises(RecordError, match=r"\$: expected object, got \[1, 2\]"):
+        loads("[1, 2]")
+    assert issubclass(RecordError, ValueError)
+
+
+def test_a_watchers_view_with_a_hand_is_refused(short_record: dict[str, Any]) -> None:
+    start = engine.new_partie(11)
+    _, steps = drive(start, [level("basic"), level("basic")])
+    record = record_from_states(None, ["Ann", "Bob"], start, steps[:5])
+    record["deals"][0]["steps"][2]["view"]["hand"] = ["AS"]
+    with pytest.raises(RecordError, match=r"steps\[2\]\.view: a watcher's view holds cards"):
+        loads(dumps(record))
+
+
+def test_the_schema_is_json_schema_draft_2020_12_and_plain_json() -> None:
+    assert RECORD_SCHEMA["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert json.loads(json.dumps(RECORD_SCHEMA)) == RECORD_SCHEMA
+    assert set(RECORD_SCHEMA["required"]) == {
+        "format", "version", "seat", "names", "meta", "start", "deals", "result"}
+
+
+def test_the_builder_refuses_what_is_no_record() -> None:
+    with pytest.raises(ValueError, match="seat 0, 1 or None"):
+        RecordBuilder(2, ["A", "B"])
+    with pytest.raises(ValueError, match="two seats' names"):
+        RecordBuilder(0, ["A"])
+    builder = RecordBuilder(0, ["A", "B"])
+    with pytest.raises(ValueError, match="start"):
+        builder.add(0, {"type": "pass"}, engine.new_partie(1))
+
+
+def test_the_seats_own_call_is_recorded_as_the_table_read_it() -> None:
+    """A call sent with its cards in any order is recorded high first, as the legal
+    entry lists them (so a page, and the review, find it among the entries)."""
+    start = engine.new_partie(11)
+    s, steps = drive(start, [level("basic"), level("basic")], until=engine.Step.ELDER_CALL)
+    elder = s.to_move
+    assert elder is not None
+    entry = next(e for e in engine.view(s, elder)["legal"] if e["type"] == "call")
+    sent = {"type": "call", "category": entry["category"], "cards": entry["cards"][::-1]}
+    after = engine.apply(s, elder, sent)
+    record = record_from_states(elder, ["A", "B"], start, [*steps, (elder, sent, after)])
+    assert record["deals"][-1]["steps"][-1]["action"] == {
+        "type": "call", "category": entry["category"], "cards": entry["cards"]}
