@@ -62,6 +62,11 @@ def view_rng(view: View, salt: str = "") -> random.Random:
 
 def choose(view: View, press_next_deal: bool = False) -> Action:
     legal: list[Action] = view["legal"]
+    if any(e["type"] == "carte_blanche" for e in legal):
+        # Announced, as elder too (among his exchange's choices): ten points, and the
+        # hand is shown either way once the play begins. (Its exchange search weighed
+        # only discards, and so threw a carte blanche away.)
+        return basic.choose(view, press_next_deal)
     if view["to_move"] == view["seat"] and not any(e["type"] == "see" for e in legal):
         decide = _BY_STEP.get(view["step"])
         if decide is not None:

@@ -192,3 +192,23 @@ def test_carte_blanche_counts_towards_the_holders_own_repique() -> None:
     assert bonuses(s) == [(YOUNGER, "carte_blanche", 10), (YOUNGER, "repique", 60)]
     assert scores(s) == (1, 47 + 60)
 
+
+
+@pytest.mark.parametrize("level", ["basic", "good", "strong"])
+def test_every_computer_level_announces_its_carte_blanche_as_elder_and_as_younger(
+    level: str,
+) -> None:
+    """Ten points, and no secret kept by declining (the hand is shown either way once it
+    is announced, and a hand with no court card plays no better unannounced). The good
+    and strong levels' exchange search once weighed only discards, so as elder they threw
+    the carte blanche away."""
+    from engine.computer import LEVELS
+
+    blank = "AS 10S 9S 8S 7S AH 10H 9H 8H 7H AD 10D"
+    courts = "KS QS JS KH QH JH KD QD JD KC QC JC"
+    for holder in (ELDER, YOUNGER):
+        s = deal(blank, courts) if holder == ELDER else deal(courts, blank)
+        view = engine.view(s, holder)
+        action = LEVELS[level].choose(view)
+        assert action["type"] == "carte_blanche" and action["announce"], (level, holder)
+        engine.apply(s, holder, action)  # and it is legal
