@@ -1,0 +1,53 @@
+// counter.js: the bar above the felt: which deal it is and who deals (or the cut, or
+// the partie over), both seats' partie scores, and "New match" with its confirmation.
+
+import { h } from "./kit.js";
+
+export function counterDeal(c) {
+  const v = c.view;
+  if (v.phase === "partie_over") return [h("strong", {}, "Partie over"), ` after ${v.deal_number} deals`];
+  if (!v.deal_number) return [h("strong", {}, "The cut"), " for the first deal"];
+  const parts = [h("strong", {}, `Deal ${v.deal_number} of ${v.deals_in_partie}`)];
+  if (v.dealer !== null && v.dealer !== undefined && !c.watching) {
+    parts.push(h("span", { class: "sep", "aria-hidden": "true" }, " · "), c.verb(v.dealer, "deal", "deals"));
+    parts.push(
+      h(
+        "span",
+        { class: "role-me" },
+        h("span", { class: "sep", "aria-hidden": "true" }, " · "),
+        v.elder === c.me ? "you are elder hand" : "you are younger hand"
+      )
+    );
+  }
+  return parts;
+}
+
+export function counterScores(c) {
+  const total = (c.view.scores && c.view.scores.partie) || [0, 0];
+  return [c.me, c.opp].map((seat) =>
+    h(
+      "span",
+      { class: `score ${seat === c.me ? "mine" : "theirs"}`, "data-seat": seat },
+      h("span", { class: "score-name" }, c.names[seat]),
+      " ",
+      h("span", { class: "score-points", "data-score": seat }, total[seat])
+    )
+  );
+}
+
+export function counterTools(c) {
+  const out = [];
+  const room = c.room;
+  if (room.can_new_match) {
+    if (c.ui.confirmNewMatch && c.view.phase !== "partie_over") {
+      out.push(
+        h("span", { class: "confirm-text" }, "Abandon this partie?"),
+        h("button", { type: "button", class: "button small danger", "data-new-match": "confirm", "data-key": "nm-yes" }, "Start a new match"),
+        h("button", { type: "button", class: "button small", "data-new-match": "cancel", "data-key": "nm-no" }, "Keep playing")
+      );
+    } else if (c.view.phase !== "partie_over") {
+      out.push(h("button", { type: "button", class: "button small", "data-new-match": "ask", "data-key": "nm-ask" }, "New match"));
+    }
+  }
+  return out;
+}
