@@ -352,6 +352,7 @@ def launch(
         "PIQUET_COMPUTER_EXCHANGE_DELAY": "0",
         "PIQUET_ROOMS_BURST": "100000",  # every test's rooms come from 127.0.0.1
         "PIQUET_COMPUTER_LEAD_DELAY": "0",
+        "PIQUET_COMPUTER_TRICK_HOLD": "0",
         **env,
     }
     with log_path.open("ab") as log:
