@@ -3,53 +3,70 @@
 // choice), one button per legal entry, and the smaller calls sinking allows, folded.
 
 import { h, cap, parseCard, actionButton, CATEGORY_NAMES } from "./kit.js";
+import { saidLine } from "./dealinfo.js";
 
-const WAITING = {
-  choose_dealer: (c) => `${c.names[c.opp]} won the cut and is choosing who deals…`,
-  carte_blanche: (c) => `${c.names[c.opp]} is deciding on carte blanche…`,
-  elder_exchange: (c) => `${c.names[c.opp]} is exchanging…`,
-  younger_discard: (c) => `${c.names[c.opp]} is discarding…`,
-  younger_exchange: (c) => `${c.names[c.opp]} is exchanging…`,
-  elder_call: (c) => `${c.names[c.opp]} is declaring…`,
-  younger_answer: (c) => `Waiting for ${c.names[c.opp]}'s answer…`,
-  elder_lesser: (c) => `${c.names[c.opp]} is declaring…`,
-  younger_call: (c) => `${c.names[c.opp]} is declaring…`,
-  younger_lesser: (c) => `${c.names[c.opp]} is declaring…`,
-  lead: (c) => `${c.names[c.opp]} to lead…`,
-  follow: (c) => `${c.names[c.opp]} to play…`,
+// What the seat to move is doing, as its opponent or a watcher is told it.
+const DOING = {
+  choose_dealer: "won the cut and is choosing who deals",
+  carte_blanche: "is deciding on carte blanche",
+  elder_exchange: "is exchanging",
+  younger_discard: "is discarding",
+  younger_exchange: "is exchanging",
+  elder_call: "is declaring",
+  younger_answer: "is answering",
+  elder_lesser: "is declaring",
+  younger_call: "is declaring",
+  younger_lesser: "is declaring",
+  lead: "to lead",
+  follow: "to play",
 };
 
 const MINE = {
-  choose_dealer: () => "You won the cut. Who deals the first hand?",
-  carte_blanche: () => "You hold carte blanche: no king, queen or jack. Announce it?",
-  elder_call: () => "Your declaration:",
-  younger_answer: (c) => {
-    const said = lastSaid(c);
-    return said ? `${c.names[c.opp]} says “${said}”. Your answer:` : "Your answer:";
-  },
-  elder_lesser: () => "Add your lesser combinations, or say you are done:",
-  younger_call: () => "Your declaration:",
-  younger_lesser: () => "Add your lesser combinations, or say you are done:",
-  lead: () => "Your lead: play a card.",
-  follow: () => "Your turn to play a card.",
-  deal_over: () => "The hand is scored.",
+  choose_dealer: "You won the cut. Who deals the first hand?",
+  carte_blanche: "You hold carte blanche: no king, queen or jack. Announce it?",
+  elder_call: "Your declaration:",
+  younger_answer: "Your answer:",
+  elder_lesser: "Add your lesser combinations, or say you are done:",
+  younger_call: "Your declaration:",
+  younger_lesser: "Add your lesser combinations, or say you are done:",
+  lead: "Your lead: play a card.",
+  follow: "Your turn to play a card.",
+  deal_over: "The hand is scored.",
 };
 
-/** What the opponent last said in the declaring, without its "Elder: " prefix. */
-function lastSaid(c) {
-  const decl = (c.view.declarations || []).filter((d) => d.said && d.said.length);
-  const last = decl[decl.length - 1];
-  if (!last) return "";
-  const line = last.said[last.said.length - 1];
-  const m = /^(Elder|Younger): (.*)$/.exec(line);
-  return m ? m[2] : line;
+/** What `seat` has said in its present turn of speaking (its calls, one after another). */
+function saidSoFar(c, seat) {
+  const out = [];
+  for (const line of [...(c.view.log || [])].reverse()) {
+    if (line.seat !== seat || !["call", "answer", "score", "bonus"].includes(line.kind)) break;
+    if (line.kind === "call" || line.kind === "answer") out.unshift(line.text);
+  }
+  return out;
+}
+
+/** "Computer is declaring: Point of four, Quart…": what the seat to move is doing. */
+function doing(c, seat) {
+  const v = c.view;
+  const what = DOING[v.step];
+  if (!what) return `Waiting for ${c.names[seat]}…`;
+  const said = what === "is declaring" ? saidSoFar(c, seat) : [];
+  const hold = v.step === "lead" && !c.watching && c.room.opponent === "computer" && (v.tricks || []).length;
+  return `${c.names[seat]} ${what}${said.length ? `: ${said.join(", ")}` : ""}…${hold ? " (click or press a key to go on)" : ""}`;
+}
+
+/** While answering or declaring: what was said so far in this category, in view with the buttons. */
+function saidNow(c) {
+  const at = c.view.declaring;
+  const d = at && (c.view.declarations || []).find((x) => x.category === at.category);
+  if (!d || !d.said || !d.said.length) return null;
+  return h("p", { class: "said-now", "data-area": "said-now" }, h("strong", {}, `${CATEGORY_NAMES[d.category] || cap(d.category)}: `), d.said.map((line) => saidLine(c, line)).join(" · "));
 }
 
 export function promptText(c) {
   const v = c.view;
   if (c.watching) {
-    const who = v.to_move === null || v.to_move === undefined ? "" : ` ${c.names[v.to_move]} to play.`;
-    return `You are watching: you see what is public, never a hand.${v.phase === "partie_over" ? "" : who}`;
+    const who = v.to_move === null || v.to_move === undefined || v.phase === "partie_over" ? "" : ` ${doing(c, v.to_move)}`;
+    return `You are watching: you see what is public, never a hand.${who}`;
   }
   if (v.phase === "partie_over") return "The partie is over.";
   if (c.waitingForFriend) return "Waiting for your friend to open the link…";
@@ -59,13 +76,9 @@ export function promptText(c) {
     const lead = offer ? "You hold carte blanche: announce it, or discard without announcing. " : "";
     return `${lead}${c.discard.label}. ${n} selected.`;
   }
-  if (c.myTurn) {
-    const f = MINE[v.step];
-    return f ? f(c) : "Your turn.";
-  }
+  if (c.myTurn) return [saidNow(c), MINE[v.step] || "Your turn."];
   if (v.phase === "deal_over") return `Waiting for the next deal…`;
-  const f = WAITING[v.step];
-  return f ? f(c) : `Waiting for ${c.names[c.opp]}…`;
+  return doing(c, c.opp);
 }
 
 export function actionsArea(c) {
@@ -138,10 +151,11 @@ function sinkingMenu(c, smaller) {
     h("summary", { class: "button", "data-key": "sinking-summary" }, `Call less than you hold (${smaller.length} ways)`),
     h("p", { class: "sinking-help" }, "Sinking: you may call less than you hold, or say “Nothing”, to keep your hand hidden. What you do not call cannot score."),
     [...groups].map(([category, rows]) =>
+      // A group named by its category, not a heading: the menu is no section of the page.
       h(
         "div",
-        { class: "sink-group", "data-category": category },
-        h("h3", { class: "mini-title" }, CATEGORY_NAMES[category] || cap(category)),
+        { class: "sink-group", "data-category": category, role: "group", "aria-labelledby": `sink-${category}` },
+        h("p", { class: "mini-title", id: `sink-${category}` }, CATEGORY_NAMES[category] || cap(category)),
         [...rows].map(([label, entries]) =>
           h("div", { class: "sink-row", "data-label": label }, h("span", { class: "sink-label", "aria-hidden": "true" }, label), entries.map((entry) => sinkButton(entry, c)))
         )

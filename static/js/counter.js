@@ -1,23 +1,18 @@
 // counter.js: the bar above the felt: which deal it is and who deals (or the cut, or
 // the partie over), both seats' partie scores, and "New match" with its confirmation.
 
-import { h } from "./kit.js";
+import { h, sep } from "./kit.js";
 
 export function counterDeal(c) {
   const v = c.view;
   if (v.phase === "partie_over") return [h("strong", {}, "Partie over"), ` after ${v.deal_number} deals`];
   if (!v.deal_number) return [h("strong", {}, "The cut"), " for the first deal"];
   const parts = [h("strong", {}, `Deal ${v.deal_number} of ${v.deals_in_partie}`)];
-  if (v.dealer !== null && v.dealer !== undefined && !c.watching) {
-    parts.push(h("span", { class: "sep", "aria-hidden": "true" }, " · "), c.verb(v.dealer, "deal", "deals"));
-    parts.push(
-      h(
-        "span",
-        { class: "role-me" },
-        h("span", { class: "sep", "aria-hidden": "true" }, " · "),
-        v.elder === c.me ? "you are elder hand" : "you are younger hand"
-      )
-    );
+  if (v.dealer !== null && v.dealer !== undefined) {
+    parts.push(sep(), c.verb(v.dealer, "deal", "deals"));
+    // A watcher is told who is elder; a seat, which it is.
+    const role = c.watching ? `${c.names[v.elder]} is elder hand` : `you are ${v.elder === c.me ? "elder" : "younger"} hand`;
+    parts.push(h("span", { class: "role-me" }, sep(), role));
   }
   return parts;
 }

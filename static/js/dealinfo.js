@@ -4,7 +4,7 @@
 
 import { h, cap, cardRow, actionButton, bonusName, CATEGORY_NAMES } from "./kit.js";
 
-export function bonusBadges(c) {
+function bonusBadges(c) {
   const bonuses = c.view.bonuses || [];
   if (!bonuses.length) return null;
   return h(
@@ -21,8 +21,10 @@ export function bonusBadges(c) {
   );
 }
 
+const ORDINALS = ["first", "second", "third", "fourth"];
+
 /** "Elder: Point of six" -> "You: Point of six" (the engine words roles; we name seats). */
-function saidLine(c, line) {
+export function saidLine(c, line) {
   const m = /^(Elder|Younger): (.*)$/.exec(line);
   if (!m || c.view.elder === null || c.view.elder === undefined) return line;
   const seat = m[1] === "Elder" ? c.view.elder : 1 - c.view.elder;
@@ -77,15 +79,18 @@ export function dealInfo(c) {
         { class: "combos" },
         combos.map((x) => {
           const see = seeByCombo.get(x.id);
+          // Two alike ("Tierce", "Tierce": a lesser one too) are told apart by their order.
+          const alike = combos.filter((y) => y.seat === x.seat && y.label === x.label);
+          const which = alike.length > 1 ? ORDINALS[alike.indexOf(x)] || `number ${alike.indexOf(x) + 1}` : "";
           return h(
             "li",
             { "data-combo": x.id, "data-shown": x.shown ? "true" : "false" },
             h("span", { class: "combo-who" }, `${c.names[x.seat]}:`),
             " ",
-            h("span", { class: "combo-label" }, x.label),
+            h("span", { class: "combo-label" }, x.label, which ? ` (${which})` : ""),
             h("span", { class: "combo-points" }, x.status === "scored" ? ` +${x.points}` : ` (${x.status})`),
             x.shown && x.cards ? cardRow(x.cards, c, "combo-cards") : null,
-            see ? actionButton(see, c, "small see") : null
+            see ? actionButton(see, c, "small see", which) : null
           );
         })
       )
@@ -101,7 +106,7 @@ export function dealInfo(c) {
       h(
         "div",
         { class: "shown", "data-area": "shown", "data-seat": s.seat },
-        h("h2", { class: "mini-title" }, `${s.seat === c.me ? "You showed" : `${c.names[s.seat]} showed`}: ${s.what}`),
+        h("h2", { class: "mini-title" }, `${c.verb(s.seat, "showed", "showed")}: ${s.what}`),
         cardRow(s.cards || [], c)
       )
     );

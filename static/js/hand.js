@@ -2,12 +2,18 @@
 // playable ones marked), or shown without a choice; a watcher sees the host's backs.
 
 import { h, cardFace, back } from "./kit.js";
+import { roleOf } from "./opponent.js";
 
 export function handArea(c) {
   const v = c.view;
   if (c.watching) {
+    // The host's side, named as the other seat is: a watcher holds no hand.
     const n = (v.hand_counts || [])[c.me] || 0;
-    return n ? [h("span", { class: "fan watched", role: "img", "aria-label": `${c.names[c.me]} holds ${n} cards` }, Array.from({ length: n }, () => back()))] : [];
+    const role = roleOf(c, c.me);
+    return [
+      h("div", { class: "seat-label watched-seat" }, h("span", { class: "seat-name" }, c.names[c.me]), role ? h("span", { class: "seat-role" }, role) : null),
+      n ? h("span", { class: "fan watched", role: "img", "aria-label": `${c.names[c.me]} holds ${n} card${n === 1 ? "" : "s"}` }, Array.from({ length: n }, () => back())) : null,
+    ];
   }
   const hand = v.hand || [];
   const selecting = !!c.discard;

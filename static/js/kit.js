@@ -68,7 +68,8 @@ export function context(msg, ui) {
     legal,
     discard: legal.find((a) => a.type === "discard") || null,
     plays: new Map(legal.filter((a) => a.type === "play").map((a) => [a.card, a])),
-    sees: legal.filter((a) => a.type === "see"),
+    // Once the partie is over nothing more is asked: no "See the …" either.
+    sees: view.phase === "partie_over" ? [] : legal.filter((a) => a.type === "see"),
     buttons: legal.filter((a) => !["play", "discard", "see"].includes(a.type)),
     myTurn: legal.some((a) => a.type !== "see"),
     /** The maker of a friend's table, before the friend has come. */
@@ -127,12 +128,17 @@ export function back(cls = "") {
   return h("span", { class: `card back ${cls}`.trim(), "aria-hidden": "true" });
 }
 
+/** " · " between two parts of a line: seen as a dot, heard as a comma (never as nothing). */
+export function sep() {
+  return h("span", { class: "sep" }, h("span", { "aria-hidden": "true" }, " · "), h("span", { class: "visually-hidden" }, ", "));
+}
+
 /**
  * A button for one legal entry: its label, as the engine words it. An entry that
  * names cards (a call) also lists them for screen readers and marks them in the hand
  * on hover or focus, since two suits can give the same words ("Point of four").
  */
-export function actionButton(entry, c, cls = "") {
+export function actionButton(entry, c, cls = "", which = "") {
   const cards = Array.isArray(entry.cards) ? entry.cards : null;
   const suits = cards ? [...new Set(cards.map((code) => parseCard(code).suit))] : [];
   const names = cards ? cards.map((code) => c.cardName(code)).join(", ") : "";
@@ -149,6 +155,7 @@ export function actionButton(entry, c, cls = "") {
       "aria-label": cards ? `${entry.label}: ${names}` : null,
     },
     h("span", { class: "label" }, entry.label),
+    which ? h("span", { class: "which" }, ` (${which})`) : null,
     suits.length === 1 ? h("span", { class: `hint suit-${suits[0]}`, "aria-hidden": "true" }, h("span", { class: "g" })) : null
   );
 }

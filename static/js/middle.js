@@ -1,9 +1,8 @@
 // middle.js: the middle of the felt: the cut, the stock (and younger's leftovers face
 // up in its place, and how many each took), the trick in play or the last one won, the
-// deal's score once it is over, and the partie's result at the end.
+// deal's score once it is over, part by part, and the partie's result at the end.
 
-import { h, cardFace, cardRow, back } from "./kit.js";
-import { bonusBadges } from "./dealinfo.js";
+import { h, cardFace, cardRow, back, sep } from "./kit.js";
 import { scoresPanel } from "./panels.js";
 
 function cutArea(c) {
@@ -22,7 +21,7 @@ function cutArea(c) {
           "figure",
           { class: `played ${seat === winner ? "winner" : ""}`.trim() },
           cardFace(cut.cards[seat], c),
-          h("figcaption", {}, seat === c.me ? "Your cut" : `${c.names[seat]}'s cut`)
+          h("figcaption", {}, seat === c.me && !c.watching ? "Your cut" : `${c.names[seat]}'s cut`)
         )
       )
     ),
@@ -31,7 +30,7 @@ function cutArea(c) {
       : h(
           "p",
           { class: "cut-result" },
-          winner === c.me ? "You win the cut and choose who deals." : `${c.names[winner]} wins the cut and chooses who deals.`
+          `${c.verb(winner, "win", "wins")} the cut and ${winner === c.me && !c.watching ? "choose" : "chooses"} who deals.`
         )
   );
 }
@@ -74,9 +73,9 @@ function trickArea(c) {
   if (!current && last) {
     shown = last;
     stale = true;
-    caption = last.winner === c.me ? "You won the trick" : `${c.names[last.winner]} won the trick`;
+    caption = c.verb(last.winner, "won the trick", "won the trick");
   } else if (current) {
-    caption = current.leader === c.me ? "You led" : `${c.names[current.leader]} led`;
+    caption = c.verb(current.leader, "led", "led");
   }
   const trickNo = current ? finished.length + 1 : finished.length;
   return h(
@@ -100,7 +99,7 @@ function trickArea(c) {
       "p",
       { class: "trick-caption", "data-trick-winner": stale && last ? last.winner : "" },
       trickNo ? h("span", { class: "trick-no" }, `Trick ${trickNo} of 12`) : null,
-      caption ? h("span", { class: "sep", "aria-hidden": "true" }, " · ") : null,
+      caption ? sep() : null,
       caption ? h("span", { class: "trick-what" }, caption) : null
     )
   );
@@ -117,14 +116,42 @@ export function lastDeal(c, tag = "h3") {
     "div",
     { class: "last-deal", "data-area": "last-deal" },
     h(tag, { class: "area-title" }, `Deal ${v.deal_number} scored`),
-    h(
-      "p",
-      { class: "summary-scores" },
-      `${c.names[c.me]} ${deal[c.me]}`,
-      h("span", { class: "sep", "aria-hidden": "true" }, " · "),
-      `${c.names[c.opp]} ${deal[c.opp]}`
-    ),
-    bonusBadges(c)
+    h("p", { class: "summary-scores" }, `${c.names[c.me]} ${deal[c.me]}`, sep(), `${c.names[c.opp]} ${deal[c.opp]}`),
+    dealTable(c)
+  );
+}
+
+// The deal told as a score sheet would: each part, both seats side by side (Law 67's
+// order; carte blanche only when it scored), the deal's total and the partie's.
+const ROWS = [
+  ["carte_blanche", "Carte blanche"],
+  ["point", "Point"],
+  ["sequences", "Sequences"],
+  ["sets", "Sets"],
+  ["pique", "Pique, repique"],
+  ["play", "Tricks (play)"],
+  ["cards", "The cards"],
+  ["capot", "Capot"],
+];
+
+function dealTable(c) {
+  const sc = c.view.scores || {};
+  const parts = (sc.sheet_parts || [])[c.view.deal_number - 1] || sc.parts || [{}, {}];
+  const of = (seat) => parts[seat] || {};
+  const repique = of(0).repique || of(1).repique;
+  const got = (seat, key) => of(seat)[key] || (key === "pique" && of(seat).repique) || 0;
+  const row = (attrs, head, values) =>
+    h("tr", attrs, h("th", { scope: "row" }, head), [c.me, c.opp].map((seat) => h("td", { "data-seat": seat }, values[seat])));
+  const rows = ROWS.filter(([key]) => key !== "carte_blanche" || got(0, key) || got(1, key)).map(([key, name]) => {
+    const said = key !== "pique" || !(got(0, key) || got(1, key)) ? name : repique ? "Repique" : "Pique";
+    return row({ "data-part": key }, said, [got(0, key), got(1, key)]);
+  });
+  return h(
+    "table",
+    { class: "sheet deal-table", "data-area": "deal-table" },
+    h("thead", {}, h("tr", {}, h("td", {}), [c.me, c.opp].map((seat) => h("th", { scope: "col" }, c.names[seat])))),
+    h("tbody", {}, rows),
+    h("tfoot", {}, row({ "data-total": "" }, "This deal", sc.deal || [0, 0]), row({ "data-partie": "" }, "Partie", sc.partie || [0, 0]))
   );
 }
 
@@ -163,8 +190,7 @@ export function middleArea(c) {
   if (v.phase === "partie_over") return [resultArea(c)];
   if (c.waitingForFriend) return [h("p", { class: "waiting-text" }, "The cut is made once your friend sits down.")];
   if (v.phase === "cut" || !v.deal_number) return [cutArea(c) || h("p", { class: "waiting-text" }, "Waiting for the cut…")];
-  const out = [stockArea(c)];
-  if (v.phase === "deal_over") out.push(dealOverArea(c));
-  else out.push(trickArea(c));
-  return out;
+  // Once the deal is over its result takes the whole middle (the stock is empty).
+  if (v.phase === "deal_over") return [dealOverArea(c)];
+  return [stockArea(c), trickArea(c)];
 }

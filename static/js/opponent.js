@@ -3,7 +3,8 @@
 
 import { h, back } from "./kit.js";
 
-function presenceLine(c) {
+/** Whether the other seat is here, and how many watch: alone redrawn on `presence`. */
+export function presenceLine(c) {
   const seat = (c.room.seats || [])[c.opp];
   if (!seat) return null;
   const n = c.room.watchers || 0;
@@ -18,7 +19,7 @@ function presenceOf(c, seat) {
   return h("span", { class: "presence offline", "data-presence": "disconnected" }, `${c.names[c.opp]} is not connected`);
 }
 
-function roleOf(c, seat) {
+export function roleOf(c, seat) {
   const v = c.view;
   if (v.elder === null || v.elder === undefined || !v.deal_number) return "";
   return seat === v.elder ? "elder hand" : "younger hand";
@@ -27,7 +28,8 @@ function roleOf(c, seat) {
 export function opponentArea(c) {
   const v = c.view;
   const count = (c.watching ? (v.hand_counts || [])[c.opp] : v.opponent_hand_count) || 0;
-  if (!v.deal_number || v.phase === "partie_over") return [h("div", { class: "seat-label" }, h("span", { class: "seat-name" }, c.names[c.opp]), presenceLine(c))];
+  const presence = h("span", { class: "presence-slot" }, presenceLine(c));
+  if (!v.deal_number || v.phase === "partie_over") return [h("div", { class: "seat-label" }, h("span", { class: "seat-name" }, c.names[c.opp]), presence)];
   const backs = [];
   for (let i = 0; i < count; i += 1) backs.push(back());
   const role = roleOf(c, c.opp);
@@ -37,7 +39,7 @@ export function opponentArea(c) {
       { class: "seat-label" },
       h("span", { class: "seat-name" }, c.names[c.opp]),
       role ? h("span", { class: "seat-role" }, role) : null,
-      presenceLine(c)
+      presence
     ),
     h(
       "div",

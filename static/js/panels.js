@@ -46,12 +46,12 @@ export function cardsPanel(c) {
   const discards = v.discards || [];
   if (!c.watching) {
     out.push(
-      h("h3", { class: "mini-title" }, "Your discards (only you see these)"),
+      h("h2", { class: "mini-title" }, "Your discards (only you see these)"),
       discards.length ? cardRow(discards, c, "my-discards") : h("p", {}, "None yet this deal.")
     );
   }
   const tricks = v.tricks || [];
-  out.push(h("h3", { class: "mini-title" }, "Tricks this deal"));
+  out.push(h("h2", { class: "mini-title" }, "Tricks this deal"));
   if (!tricks.length) out.push(h("p", {}, "No trick played yet."));
   else {
     out.push(
@@ -63,14 +63,14 @@ export function cardsPanel(c) {
             "li",
             { "data-trick": "" },
             cardRow(t.cards.map(([code]) => code), c),
-            h("span", { class: "trick-won" }, ` ${t.winner === c.me ? "You won" : `${c.names[t.winner]} won`}`)
+            h("span", { class: "trick-won" }, ` ${c.verb(t.winner, "won", "won")}`)
           )
         )
       )
     );
   }
   const won = v.tricks_won || [0, 0];
-  out.push(h("p", { class: "tricks-won" }, `Tricks won: you ${won[c.me]}, ${c.names[c.opp]} ${won[c.opp]}`));
+  out.push(h("p", { class: "tricks-won" }, `Tricks won: ${c.watching ? c.names[c.me] : "you"} ${won[c.me]}, ${c.names[c.opp]} ${won[c.opp]}`));
   return out;
 }
 
@@ -91,7 +91,8 @@ export function logPanel(c) {
   return [
     h(
       "ol",
-      { class: "log", start: log.length - recent.length + 1 },
+      // Scrolls on its own: reached by Tab (and read by arrow keys) like any control.
+      { class: "log", start: log.length - recent.length + 1, tabindex: "0", "aria-label": "Log of recent play", "data-key": "log" },
       recent.map((line) => h("li", { class: `log-${line.kind}`, "data-kind": line.kind }, logLineText(c, line)))
     ),
   ];

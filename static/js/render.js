@@ -9,9 +9,9 @@
 // selection plus a confirm button). Hooks for tests: data-action (index into
 // view.legal), data-type, data-card, and data-version on the table root.
 
-import { context } from "./kit.js";
+import { h, context } from "./kit.js";
 import { counterDeal, counterScores, counterTools } from "./counter.js";
-import { opponentArea } from "./opponent.js";
+import { opponentArea, presenceLine } from "./opponent.js";
 import { middleArea } from "./middle.js";
 import { handArea } from "./hand.js";
 import { promptText, actionsArea } from "./actions.js";
@@ -60,10 +60,19 @@ export function renderTable(root, msg, ui) {
   fill(root, "#deal-info", dealInfo(c));
   fill(root, "#scores-body", scoresPanel(c));
   fill(root, "#cards-body", cardsPanel(c));
+  // The log keeps the reader's place: where it was, or at its end if it was there (it
+  // opens at its first line, and a new line never scrolls a reader away).
+  const old = root.querySelector("#log-body .log");
+  const atEnd = old && old.scrollTop > 0 && old.scrollTop + old.clientHeight >= old.scrollHeight - 2;
+  const top = old ? old.scrollTop : 0;
   fill(root, "#log-body", logPanel(c));
-  renderPresence(root, msg.room, ui);
+  const log = root.querySelector("#log-body .log");
+  if (log) log.scrollTop = atEnd ? log.scrollHeight : top;
+  renderPresence(root, msg, ui);
 
   const v = c.view;
+  // The partie's end shows the whole score sheet, the panel opened once.
+  if (v.phase === "partie_over" && root.dataset.phase !== "partie_over") root.querySelector("#panel-scores")?.setAttribute("open", "");
   root.dataset.phase = v.phase;
   root.dataset.step = v.step || "";
   root.dataset.myTurn = c.myTurn ? "true" : "false";
@@ -73,9 +82,22 @@ export function renderTable(root, msg, ui) {
   return c;
 }
 
-/** The invite panel and presence line, also redrawn on `presence` messages. */
-export function renderPresence(root, room, ui) {
+/**
+ * What a `presence` message changes, and nothing else (it must not redraw the table):
+ * the other seat's presence line and the watchers, the invite, and the computer's level
+ * (from the moment a seat goes to the computer, on every page at the table).
+ */
+export function renderPresence(root, msg, ui) {
+  const room = msg.room;
   if (!room || !room.seats) return;
+  const slot = root.querySelector("#opponent .presence-slot");
+  if (slot) slot.replaceChildren(...[presenceLine(context(msg, ui))].filter(Boolean));
+  const line = root.querySelector("#level-line");
+  if (line && room.level && line.dataset.level !== room.level) {
+    line.dataset.level = room.level;
+    line.replaceChildren("The computer plays at the ", h("strong", {}, room.level), " level.");
+    line.hidden = false;
+  }
   const seat = root.dataset.seat === "1" ? 1 : root.dataset.seat === "watch" ? null : 0;
   const other = room.seats[1 - seat];
   const invite = root.querySelector("#invite");

@@ -53,8 +53,6 @@ function draw() {
     prompt.append(" ", note);
   }
   syncRoving();
-  const log = root.querySelector("#log-body .log");
-  if (log) log.scrollTop = log.scrollHeight;
   root.dataset.busy = ui.busy ? "true" : "false";
   document.title = c.myTurn ? `Your turn · ${baseTitle}` : baseTitle;
   // Last: tests wait on this attribute, so the DOM is complete when it changes.
@@ -118,11 +116,12 @@ function onState(msg) {
   ui.freshConnection = false;
 }
 
+// Presence changes who is here, nothing of the partie: only its own parts are redrawn
+// (watchers coming and going by the dozen must not redraw the table each time).
 function onPresence(msg) {
   if (!ui.lastState) return;
   ui.lastState.room = { ...ui.lastState.room, seats: msg.seats, watchers: msg.watchers || 0 };
-  renderPresence(root, ui.lastState.room, ui);
-  draw();
+  renderPresence(root, ui.lastState, ui);
 }
 
 function onError(msg) {
@@ -174,6 +173,19 @@ function setBusy(on) {
 }
 
 // ---- sending ----------------------------------------------------------------------------
+
+// A trick the computer won stays in view until its next lead (the server holds that lead a
+// while); a click or a key says "go on" sooner, once per state (docs/protocol.md, go_on).
+function goOn() {
+  const s = ui.lastState;
+  const v = s && s.view;
+  if (!v || ui.wentOn === s.version || s.room.opponent !== "computer" || v.seat === null) return;
+  if (v.step !== "lead" || v.to_move === v.seat || v.trick || !(v.tricks || []).length) return;
+  ui.wentOn = s.version;
+  socket.goOn(s.version);
+}
+addEventListener("pointerdown", goOn, true);
+addEventListener("keydown", goOn, true);
 
 function send(action) {
   if (ui.busy || !ui.lastState) return;
