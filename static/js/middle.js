@@ -109,7 +109,7 @@ function dealOverArea(c) {
   return h("div", { class: "summary", "data-area": "deal-over" }, lastDeal(c, "h2"));
 }
 
-export function lastDeal(c, tag = "h3") {
+function lastDeal(c, tag = "h3") {
   const v = c.view;
   const deal = (v.scores && v.scores.deal) || [0, 0];
   return h(

@@ -1,13 +1,9 @@
 // render.js: draws the table from one server `state` message (docs/protocol.md), each
-// region by the module that owns it: counter.js (the bar above the felt), opponent.js
-// (the other seat), middle.js (cut, stock, trick, result), hand.js (your cards),
-// actions.js (the prompt and its controls), dealinfo.js (this deal's declarations and
-// what scored), panels.js (score sheet, tricks, log). Here: putting them in their place
-// and keeping the focus where it was across a redraw.
-// No rule of Piquet anywhere: what is shown comes from the view, and every button
-// offered is one of `view.legal` (the one template, `discard`, becomes a card
-// selection plus a confirm button). Hooks for tests: data-action (index into
-// view.legal), data-type, data-card, and data-version on the table root.
+// region by the module named for it; here, only putting them in place and keeping the
+// focus across a redraw. No rule of Piquet: what is shown comes from the view, and every
+// button is one of `view.legal` (`discard` becomes a card selection and a confirm button).
+// Hooks for tests: data-action (index into view.legal), data-type, data-card, and
+// data-version on the table root.
 
 import { h, context } from "./kit.js";
 import { counterDeal, counterScores, counterTools } from "./counter.js";
