@@ -8,6 +8,9 @@ import asyncio
 import random
 from typing import Any
 
+from fastapi.testclient import TestClient
+from tablekit import SeatSocket, new_room
+
 import engine
 from app.computer_seat import COMPUTER_SEAT, ComputerSeat
 
@@ -87,3 +90,20 @@ def test_going_on_ends_the_hold_but_not_the_levels_own_pace() -> None:
     assert wait == 30.0
     assert 0.19 <= went_on < 30.0
     assert still_waiting == 1.0
+
+
+def test_go_on_changes_nothing_and_a_watcher_may_not_send_it(client: TestClient) -> None:
+    """`go_on` is never answered (it changes nothing); from a watcher it is not_allowed;
+    a wrong shape is bad_message (docs/protocol.md)."""
+    made = new_room(client, "computer")
+    person = SeatSocket(client, made["room_id"], made["token"])
+    person.connect()
+    version = person.version
+    got = person.answers({"type": "go_on", "version": version})
+    assert [f for f in got if f["type"] == "error"] == []  # (a state is the computer's move)
+    person.send({"type": "go_on", "version": version, "id": "x"})
+    assert "id" in person.refused("bad_message")["message"]
+    watcher = SeatSocket(client, made["room_id"], None, watch=True)
+    watcher.connect()
+    watcher.send({"type": "go_on", "version": watcher.version})
+    watcher.refused("not_allowed")
