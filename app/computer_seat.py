@@ -24,6 +24,10 @@ from app.store import Entry, StoreError, StoreUnknown, VersionConflict
 log = logging.getLogger("piquet.rooms")
 
 COMPUTER_SEAT = 1
+# The declaring steps (engine-api.md): after its first this deal, the computer speaks at
+# `declare_delay`, not at its thinking pace.
+DECLARING = frozenset({"elder_call", "younger_answer", "elder_lesser", "younger_call",
+                       "younger_lesser"})
 Policy = Callable[[dict[str, Any]], dict[str, Any]]
 
 
@@ -74,6 +78,8 @@ class ComputerSeat:
         delay: float,
         exchange_delay: float = 0.0,
         lead_delay: float = 0.0,
+        trick_hold: float = 0.0,
+        declare_delay: float | None = None,
         *,
         level: ComputerLevel = "basic",
         executor: Executor | None = None,
@@ -85,11 +91,16 @@ class ComputerSeat:
         self.delay = delay
         self.exchange_delay = exchange_delay
         self.lead_delay = lead_delay
+        self.trick_hold = trick_hold
+        self.declare_delay = declare_delay
         self.executor = executor
         self.pace = pace if level == "strong" else 0.0  # good: its worst fits the delay
         self._task: asyncio.Task[None] | None = None
         # What waits out `pace`: tests replace it to see the wait asked for, or to hold it.
-        self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+        self.sleep: Callable[[float], Awaitable[None]] = self._wait
+        # The part of the coming wait the person may cut short (`go_on`), and their word.
+        self._hold = 0.0
+        self._went_on = asyncio.Event()
         self._letting_go: asyncio.Task[None] | None = None
         # `see` requests already made, so a view that keeps offering one cannot loop us.
         self._asked: set[tuple[int, int, Any]] = set()
@@ -110,18 +121,48 @@ class ComputerSeat:
 
     def pause(self, view: dict[str, Any]) -> float:
         """How long to wait before acting on `view`, thinking included. It depends on the
-        level and the step only, never on the cards (DESIGN.md): the strong level answers
-        at its fixed pace (at least its worst decision); before choosing the dealer and
-        before a lead it waits at least `lead_delay`, so the cut, or the trick just won,
-        can be seen; as elder, at least `exchange_delay` before its exchange."""
-        wait = max(self.delay, self.pace)  # a humane pace; 0 in tests still yields
+        level, the step and what both seats have seen (a trick played, a call made), never
+        on the cards (DESIGN.md): the strong level answers at its fixed pace (at least its
+        worst decision); before choosing the dealer and before a lead it waits at least
+        `lead_delay`, so the cut can be seen, and before a lead after a trick it won, at
+        least `trick_hold`, so that trick can be seen (the person may end this hold
+        sooner: `go_on`); as elder, at least `exchange_delay` before its exchange; and
+        once it has said something this deal, its further declaring steps (the calls
+        younger makes after the lead, one after another) come at `declare_delay`."""
+        base = max(self.delay, self.pace)  # a humane pace; 0 in tests still yields
+        wait = base
+        self._hold = 0.0
+        self._went_on.clear()
         if view["to_move"] != COMPUTER_SEAT:
             return wait
-        if view["step"] == "elder_exchange":
+        step = view["step"]
+        if step == "elder_exchange":
             wait = max(wait, self.exchange_delay)
-        elif view["step"] in ("lead", "choose_dealer"):
+        elif step in ("lead", "choose_dealer"):
             wait = max(wait, self.lead_delay)
+            if step == "lead" and view["tricks"] and self.trick_hold > wait:
+                self._hold = self.trick_hold - base  # never below its pace: thinking is hidden
+                wait = self.trick_hold
+        elif step in DECLARING and self.declare_delay is not None and _has_spoken(view):
+            wait = min(wait, self.declare_delay)
         return wait
+
+    def go_on(self) -> None:
+        """The person has seen the trick: a hold under way ends, down to the level's own
+        pace (their word, not the cards, decides how soon). Changes nothing in the partie."""
+        self._went_on.set()
+
+    async def _wait(self, seconds: float) -> None:
+        """`sleep` as shipped: `seconds`, but a hold (`pause`) ends at the person's word."""
+        hold, self._hold = self._hold, 0.0
+        if hold <= 0.0:
+            await asyncio.sleep(seconds)
+            return
+        loop = asyncio.get_running_loop()
+        least = loop.time() + max(0.0, seconds - hold)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._went_on.wait(), seconds)
+            await asyncio.sleep(max(0.0, least - loop.time()))
 
     @property
     def thinks_apart(self) -> bool:
@@ -251,3 +292,15 @@ class ComputerSeat:
                     room.change(new)
                     continue
             await self.sleep(retry)
+
+
+def _has_spoken(view: dict[str, Any]) -> bool:
+    """The computer has made a call, an answer or said "Nothing" this deal (public)."""
+    elder = view["role"] == "elder"
+    for d in view["declarations"]:
+        if elder and (d["elder_call"] is not None or d["elder_nothing"]):
+            return True
+        if not elder and (d["answers"] or d["younger_call"] is not None
+                          or d["younger_nothing"]):
+            return True
+    return False

@@ -102,6 +102,8 @@ def create_app(
         computer_delay=settings.computer_delay,
         computer_exchange_delay=settings.computer_exchange_delay,
         computer_lead_delay=settings.computer_lead_delay,
+        computer_trick_hold=settings.computer_trick_hold,
+        computer_declare_delay=settings.computer_declare_delay,
         max_connections_per_seat=settings.max_connections_per_seat,
         clock=clock,
         new_seed=new_seed,

@@ -77,6 +77,15 @@ class ComputerSeatMessage(_ClientMessage):
     level: ComputerLevel = "basic"
 
 
+class GoOnMessage(_ClientMessage):
+    """The person has seen the trick the computer won: its wait before leading ends now
+    (down to its usual pace). Changes nothing in the partie, so it is never answered;
+    made on another `version` than the room's, or with no such wait, it does nothing."""
+
+    type: Literal["go_on"]
+    version: Version
+
+
 class ClientPing(_ClientMessage):
     type: Literal["ping"]
 
@@ -86,10 +95,11 @@ class ClientPong(_ClientMessage):
 
 
 ClientMessage = Annotated[
-    ActionMessage | NewMatchMessage | ComputerSeatMessage | ClientPing | ClientPong,
+    ActionMessage | NewMatchMessage | ComputerSeatMessage | GoOnMessage | ClientPing
+    | ClientPong,
     Field(discriminator="type"),
 ]
-CLIENT_TYPES = frozenset({"action", "new_match", "computer_seat", "ping", "pong"})
+CLIENT_TYPES = frozenset({"action", "new_match", "computer_seat", "go_on", "ping", "pong"})
 client_message_adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 
 

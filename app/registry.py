@@ -70,6 +70,8 @@ class RoomRegistry:
         clock: Clock,
         computer_exchange_delay: float = 0.0,
         computer_lead_delay: float = 0.0,
+        computer_trick_hold: float = 0.0,
+        computer_declare_delay: float | None = None,
         new_seed: SeedSource = random_seed,
         policy: Policy | None = None,
         workers: Callable[[], Executor] | None = None,
@@ -98,6 +100,8 @@ class RoomRegistry:
         self.computer_delay = computer_delay
         self.computer_exchange_delay = computer_exchange_delay
         self.computer_lead_delay = computer_lead_delay
+        self.computer_trick_hold = computer_trick_hold
+        self.computer_declare_delay = computer_declare_delay
         self.max_connections_per_seat = max_connections_per_seat
         self.clock = clock
         self.new_seed = new_seed
@@ -225,6 +229,8 @@ class RoomRegistry:
             computer_delay=self.computer_delay,
             computer_exchange_delay=self.computer_exchange_delay,
             computer_lead_delay=self.computer_lead_delay,
+            computer_trick_hold=self.computer_trick_hold,
+            computer_declare_delay=self.computer_declare_delay,
             max_connections_per_seat=self.max_connections_per_seat,
             listeners=self.listeners,
             level=level,

@@ -166,6 +166,8 @@ class Room:
         listeners: list[ChangeListener],
         computer_exchange_delay: float = 0.0,
         computer_lead_delay: float = 0.0,
+        computer_trick_hold: float = 0.0,
+        computer_declare_delay: float | None = None,
         level: Level = "basic",
         workers: Callable[[], Executor | None] | None = None,
         computer_pace: float = 0.0,
@@ -208,7 +210,7 @@ class Room:
         self.computer: ComputerSeat | None = None
         # What a computer seat is made with, here or later (a friend who never came).
         self.computer_setup = (policy, computer_delay, computer_exchange_delay,
-                               computer_lead_delay)
+                               computer_lead_delay, computer_trick_hold, computer_declare_delay)
         # Where the good and strong levels think (the registry's pool, made on first use).
         self.workers = workers
         self.computer_pace = computer_pace

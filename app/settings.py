@@ -30,6 +30,13 @@ class Settings(BaseSettings):
     # Before it chooses the dealer and before each lead it waits at least this long, every
     # time alike: the cut, or the trick just won, stays in view long enough to be seen.
     computer_lead_delay: Annotated[float, Field(ge=0)] = 1.5
+    # Before a lead after a trick it won, at least this long: that trick stays in view
+    # (after the person's own lead, its only look at the computer's winning card), unless
+    # the person goes on sooner (the `go_on` message).
+    computer_trick_hold: Annotated[float, Field(ge=0)] = 2.5
+    # Once it has said something in a deal, its further declaring steps come this soon
+    # (at most its usual pace): every deal alike, and longer than any level's decision.
+    computer_declare_delay: Annotated[float, Field(ge=0)] = 0.5
     # The good and strong levels think in this many worker processes (0: in the event
     # loop, for tests), and move at this fixed pace (seconds after the change they
     # answer), at least their worst decision on one core, so the pace tells nothing.

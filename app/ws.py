@@ -34,6 +34,7 @@ from app.protocol import (
     ClientMessage,
     ClientPing,
     ComputerSeatMessage,
+    GoOnMessage,
     NewMatchMessage,
     ServerPong,
     client_message_adapter,
@@ -331,6 +332,11 @@ async def _handle_text(room: Room, conn: Connection, text: str) -> None:
 async def _dispatch(room: Room, conn: Connection, msg: ClientMessage) -> None:
     if isinstance(msg, ActionMessage | NewMatchMessage | ComputerSeatMessage):
         await room.act(conn, msg)
+    elif isinstance(msg, GoOnMessage):
+        if conn.seat == WATCHER:
+            room.refuse(conn, "not_allowed", "You are watching this table: you cannot play.")
+        elif room.computer is not None and msg.version == room.version:
+            room.computer.go_on()  # the computer's hold ends; nothing else changes
     elif isinstance(msg, ClientPing):
         conn.send(PONG_TEXT)
     # A pong needs no answer: `heard` has noted the socket is alive.

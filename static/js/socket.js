@@ -167,6 +167,11 @@ export class TableSocket {
     return this.send({ type: "new_match", version, id }) ? id : null;
   }
 
+  /** The person has seen the trick: the computer's wait before its lead may end. */
+  goOn(version) {
+    return this.send({ type: "go_on", version });
+  }
+
   /** A waiting friend's seat goes to the computer at `level`. */
   computerSeat(version, level) {
     const id = this.nextId();

@@ -3,7 +3,10 @@
 // choice); everything else is redrawn from the latest state the server sent.
 
 import { TableSocket } from "./socket.js";
-import { h, renderTable, renderPresence, context, logLineText, bonusName, PROMINENT_BONUSES } from "./render.js";
+import { h } from "./kit.js";
+import { renderTable, renderPresence } from "./render.js";
+import { animate, announce, celebrate } from "./news.js";
+import { copyLink, claimSeat } from "./invite.js";
 
 const root = document.getElementById("table");
 const banner = document.getElementById("conn-banner");
@@ -50,8 +53,6 @@ function draw() {
     prompt.append(" ", note);
   }
   syncRoving();
-  const log = root.querySelector("#log-body .log");
-  if (log) log.scrollTop = log.scrollHeight;
   root.dataset.busy = ui.busy ? "true" : "false";
   document.title = c.myTurn ? `Your turn · ${baseTitle}` : baseTitle;
   // Last: tests wait on this attribute, so the DOM is complete when it changes.
@@ -107,19 +108,20 @@ function onState(msg) {
   if (msg.version > ui.noticeVersion) ui.notice = "";
   ui.lastState = msg;
   draw();
-  if (previous) animate(previous.view, view);
+  if (previous) animate(root, previous.view, view);
   if (!ui.freshConnection && previous) {
-    announce(msg);
-    celebrate(previous, msg);
+    announce(announcer, msg, ui);
+    celebrate(toast, previous, msg, ui);
   }
   ui.freshConnection = false;
 }
 
+// Presence changes who is here, nothing of the partie: only its own parts are redrawn
+// (watchers coming and going by the dozen must not redraw the table each time).
 function onPresence(msg) {
   if (!ui.lastState) return;
   ui.lastState.room = { ...ui.lastState.room, seats: msg.seats, watchers: msg.watchers || 0 };
-  renderPresence(root, ui.lastState.room, ui);
-  draw();
+  renderPresence(root, ui.lastState, ui);
 }
 
 function onError(msg) {
@@ -129,66 +131,6 @@ function onError(msg) {
   ui.notice = msg.message || "That was refused.";
   ui.noticeVersion = typeof msg.version === "number" ? msg.version : ui.lastState ? ui.lastState.version : 0;
   draw();
-}
-
-/**
- * A card just played moves onto the table from its player's side; a trick just won
- * leans towards its winner and stays in view until the next card. CSS animations only,
- * so prefers-reduced-motion (table.css) turns them off.
- */
-function animate(before, now) {
-  if (before.deal_number !== now.deal_number) return;
-  const trick = root.querySelector("#middle .trick");
-  if (!trick) return;
-  const me = now.seat === null || now.seat === undefined ? 0 : now.seat;
-  const played = (v) => (v.trick ? v.trick.cards.length : 0) + (v.tricks || []).length * 2;
-  if (played(now) <= played(before)) return;
-  const figures = trick.querySelectorAll(".played");
-  const last = figures[figures.length - 1];
-  if (last) last.classList.add(Number(last.dataset.seat) === me ? "arrive-mine" : "arrive-theirs");
-  if (!now.trick && (now.tricks || []).length > (before.tricks || []).length) {
-    const won = now.tricks[now.tricks.length - 1];
-    trick.classList.add(won.winner === me ? "won-mine" : "won-theirs");
-  }
-}
-
-/** The opponent's announcements, read out politely. */
-function announce(msg) {
-  const lines = msg.new_log || [];
-  if (!lines.length) return;
-  const c = context(msg, ui);
-  const said = lines.filter((line) => line.seat === c.opp || line.kind === "bonus" || line.kind === "deal_end" || line.kind === "partie_end");
-  if (!said.length) return;
-  const p = document.createElement("p");
-  p.textContent = said.map((line) => logLineText(c, line)).join(". ");
-  announcer.append(p);
-  while (announcer.childElementCount > 4) announcer.firstElementChild.remove();
-}
-
-/** Pique, repique, capot and carte blanche shown on the felt the moment they land. */
-let toastTimer = null;
-function celebrate(previous, msg) {
-  const before = previous.view.deal_number === msg.view.deal_number ? previous.view.bonuses || [] : [];
-  const now = msg.view.bonuses || [];
-  const fresh = now.slice(before.length).filter((b) => PROMINENT_BONUSES.includes(b.kind));
-  if (!fresh.length) return;
-  const c = context(msg, ui);
-  toast.replaceChildren(
-    ...fresh.map((b) => {
-      const el = document.createElement("div");
-      el.className = `toast-item bonus-${b.kind}`;
-      el.dataset.bonus = b.kind;
-      const strong = document.createElement("strong");
-      strong.textContent = `${bonusName(b.kind)}!`;
-      const small = document.createElement("span");
-      small.textContent = `${c.verb(b.seat, "score", "scores")} ${b.points}`;
-      el.append(strong, small);
-      return el;
-    })
-  );
-  toast.classList.add("show");
-  clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => toast.classList.remove("show"), 3600);
 }
 
 // ---- connection -----------------------------------------------------------------------
@@ -231,6 +173,19 @@ function setBusy(on) {
 }
 
 // ---- sending ----------------------------------------------------------------------------
+
+// A trick the computer won stays in view until its next lead (the server holds that lead a
+// while); a click or a key says "go on" sooner, once per state (docs/protocol.md, go_on).
+function goOn() {
+  const s = ui.lastState;
+  const v = s && s.view;
+  if (!v || ui.wentOn === s.version || s.room.opponent !== "computer" || v.seat === null) return;
+  if (v.step !== "lead" || v.to_move === v.seat || v.trick || !(v.tricks || []).length) return;
+  ui.wentOn = s.version;
+  socket.goOn(s.version);
+}
+addEventListener("pointerdown", goOn, true);
+addEventListener("keydown", goOn, true);
 
 function send(action) {
   if (ui.busy || !ui.lastState) return;
@@ -365,56 +320,5 @@ root.addEventListener("keydown", (event) => {
   next.focus();
 });
 
-// ---- the friend's link ------------------------------------------------------------------
-
-async function copyLink() {
-  const input = document.getElementById("invite-url");
-  const status = document.getElementById("copy-status");
-  if (!input) return;
-  let ok = false;
-  try {
-    await navigator.clipboard.writeText(input.value);
-    ok = true;
-  } catch (err) {
-    input.focus();
-    input.select();
-    try {
-      ok = document.execCommand("copy");
-    } catch (err2) {
-      ok = false;
-    }
-  }
-  if (status) status.textContent = ok ? "Link copied. Send it to your friend." : "Select the link and copy it.";
-}
-
-// ---- taking the seat ---------------------------------------------------------------------
-
-// A friend's first visit: the page, not the GET that loaded it, takes the free seat, so a
-// chat app fetching a preview of the link takes nothing (docs/protocol.md). Once the seat
-// cookie is set the socket opens as on any visit; if the seat went to someone else
-// meanwhile, or the table is gone, the server's page says so.
-async function claimSeat() {
-  let response;
-  try {
-    response = await fetch(`/r/${encodeURIComponent(root.dataset.roomId)}/seat`, {
-      method: "POST",
-      credentials: "same-origin",
-    });
-  } catch (err) {
-    setTimeout(claimSeat, 2000); // offline for a moment: try again
-    return;
-  }
-  if (response.status === 404 || response.status === 409) {
-    location.reload();
-    return;
-  }
-  if (!response.ok) {
-    setTimeout(claimSeat, 2000);
-    return;
-  }
-  delete root.dataset.claim;
-  socket.start();
-}
-
-if (root.dataset.claim === "true") claimSeat();
+if (root.dataset.claim === "true") claimSeat(root, () => socket.start());
 else socket.start();

@@ -63,6 +63,7 @@ def settings_for_tests(templates_dir: Path, **overrides: Any) -> Settings:
         "computer_delay": 0,
         "computer_exchange_delay": 0,
         "computer_lead_delay": 0,
+        "computer_trick_hold": 0,
         "computer_workers": 0,  # levels decide in the loop unless a test asks for the pool
         "ping_interval": 3600,
         "rate_limit_per_second": 100_000,

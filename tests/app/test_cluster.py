@@ -420,6 +420,7 @@ def test_a_good_or_strong_computer_resumes_after_a_restart(tmp_path: Path, level
     moves the person saw, and they replay to the person's view."""
     cluster = Cluster(tmp_path, PIQUET_COMPUTER_WORKERS="1", PIQUET_COMPUTER_DELAY="0.2",
                       PIQUET_COMPUTER_PACE="0.2", PIQUET_COMPUTER_LEAD_DELAY="0.2",
+                      PIQUET_COMPUTER_TRICK_HOLD="0.2",
                       PIQUET_COMPUTER_EXCHANGE_DELAY="0.2")
 
     async def scenario() -> None:

@@ -105,6 +105,17 @@ class Seat:
                 found = msg["view"]
         return found
 
+    def log_at(self, version: int) -> list[dict[str, Any]]:
+        """The log lines the page holds at `version` (each state's `new_log` appended to
+        what it kept, or in its place with `log_reset`: docs/protocol.md)."""
+        lines: list[dict[str, Any]] = []
+        for msg in self.states():
+            if msg["version"] > version:
+                break
+            new = list(msg.get("new_log") or [])
+            lines = new if msg.get("log_reset") else lines + new
+        return lines
+
     # ---- what the page shows -------------------------------------------------------------
 
     def attrs(self) -> dict[str, str]:
@@ -352,6 +363,7 @@ def launch(
         "PIQUET_COMPUTER_EXCHANGE_DELAY": "0",
         "PIQUET_ROOMS_BURST": "100000",  # every test's rooms come from 127.0.0.1
         "PIQUET_COMPUTER_LEAD_DELAY": "0",
+        "PIQUET_COMPUTER_TRICK_HOLD": "0",
         **env,
     }
     with log_path.open("ab") as log:

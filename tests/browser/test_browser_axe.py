@@ -1,8 +1,10 @@
-"""axe-core inside the page on every phase of a deal, in both contrast modes: no serious
-or critical violation (issue 17). Also the lobby and the rules page."""
+"""axe-core inside the page on every phase of a deal, in both contrast modes, for the
+seat and for a watcher, on a desktop and a phone: no serious or critical violation
+(issues 17, 27). Also the lobby and the rules page."""
 
 from __future__ import annotations
 
+import pytest
 from browserkit import Seat, axe_problems, phase_is, start_table
 
 
@@ -16,14 +18,21 @@ def both_modes(seat: Seat, where: str, found: dict[str, list[str]]) -> None:
         toggle.click()  # to the other mode (and back, after the second)
 
 
-def test_axe_finds_nothing_serious_on_any_phase(open_seat) -> None:
-    seat = open_seat()
+@pytest.mark.parametrize("width", [1280, 375])
+def test_axe_finds_nothing_serious_on_any_phase(open_seat, width) -> None:
+    """The seat at `width`, a watcher at the other width; the panels open on both."""
+    seat = open_seat(viewport={"width": width, "height": 900})
     found: dict[str, list[str]] = {}
     seat.page.goto("/")
     both_modes(seat, "lobby", found)
     seat.page.goto("/rules")
     both_modes(seat, "rules", found)
     start_table(seat)
+    watcher = open_seat(viewport={"width": 1655 - width, "height": 900})
+    watcher.page.goto(seat.page.url)
+    watcher.wait_ready()
+    for page in (seat, watcher):
+        page.open_panels()
     looked: set[str] = set()
 
     def look(s: Seat) -> None:
@@ -33,7 +42,8 @@ def test_axe_finds_nothing_serious_on_any_phase(open_seat) -> None:
         if key in looked or a.get("busy") == "true":
             return
         looked.add(key)
-        both_modes(s, key, found)
+        both_modes(s, f"{width}px seat {key}", found)
+        both_modes(watcher, f"watcher of {key}", found)
 
     seat.on_poll = look  # the computer's turns, as they go by
     seat.on_step = look  # and each of mine, before I act (a poll can miss a short phase)

@@ -136,8 +136,22 @@ def test_a_partie_to_the_rubicon_line(open_seat, artifacts) -> None:
     assert "Rubicon" in page.locator(".result-text").inner_text()
     assert "hand" not in page.locator("#opponent").inner_text()
     assert page.locator("#deal-info [data-category]").count() > 0  # the last deal's calls
+    # The last deal part by part, the score sheet open, and nothing more to ask to see.
+    last_table = page.locator("#middle [data-area=last-deal] [data-area=deal-table]")
+    assert last_table.locator("tr[data-partie] td").all_inner_texts() == [
+        str(view["scores"]["partie"][view["seat"]]),
+        str(view["scores"]["partie"][1 - view["seat"]])]
+    assert page.locator("#panel-scores").get_attribute("open") is not None
+    assert page.locator("[data-type=see]").count() == 0
     page.screenshot(path=str(artifacts / "partie-end.png"), full_page=True)
-    assert not axe_problems(page)
+    problems = []
+    for width in (1280, 375):  # both contrast modes, a desktop and a phone
+        page.set_viewport_size({"width": width, "height": 900})
+        for _ in range(2):
+            problems += [f"{width}px: {p}" for p in axe_problems(page)]
+            page.locator("[data-contrast-toggle]").click()
+    page.set_viewport_size({"width": 1280, "height": 900})
+    assert not problems, problems
     seat.open_panels()
     assert page.locator("#scores-body tbody tr").count() == view["deals_in_partie"]
     # New match starts a fresh partie at the computer table.

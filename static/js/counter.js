@@ -1,0 +1,48 @@
+// counter.js: the bar above the felt: which deal it is and who deals (or the cut, or
+// the partie over), both seats' partie scores, and "New match" with its confirmation.
+
+import { h, sep } from "./kit.js";
+
+export function counterDeal(c) {
+  const v = c.view;
+  if (v.phase === "partie_over") return [h("strong", {}, "Partie over"), ` after ${v.deal_number} deals`];
+  if (!v.deal_number) return [h("strong", {}, "The cut"), " for the first deal"];
+  const parts = [h("strong", {}, `Deal ${v.deal_number} of ${v.deals_in_partie}`)];
+  if (v.dealer !== null && v.dealer !== undefined) {
+    parts.push(sep(), c.verb(v.dealer, "deal", "deals"));
+    // A watcher is told who is elder; a seat, which it is.
+    const role = c.watching ? `${c.names[v.elder]} is elder hand` : `you are ${v.elder === c.me ? "elder" : "younger"} hand`;
+    parts.push(h("span", { class: "role-me" }, sep(), role));
+  }
+  return parts;
+}
+
+export function counterScores(c) {
+  const total = (c.view.scores && c.view.scores.partie) || [0, 0];
+  return [c.me, c.opp].map((seat) =>
+    h(
+      "span",
+      { class: `score ${seat === c.me ? "mine" : "theirs"}`, "data-seat": seat },
+      h("span", { class: "score-name" }, c.names[seat]),
+      " ",
+      h("span", { class: "score-points", "data-score": seat }, total[seat])
+    )
+  );
+}
+
+export function counterTools(c) {
+  const out = [];
+  const room = c.room;
+  if (room.can_new_match) {
+    if (c.ui.confirmNewMatch && c.view.phase !== "partie_over") {
+      out.push(
+        h("span", { class: "confirm-text" }, "Abandon this partie?"),
+        h("button", { type: "button", class: "button small danger", "data-new-match": "confirm", "data-key": "nm-yes" }, "Start a new match"),
+        h("button", { type: "button", class: "button small", "data-new-match": "cancel", "data-key": "nm-no" }, "Keep playing")
+      );
+    } else if (c.view.phase !== "partie_over") {
+      out.push(h("button", { type: "button", class: "button small", "data-new-match": "ask", "data-key": "nm-ask" }, "New match"));
+    }
+  }
+  return out;
+}

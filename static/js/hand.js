@@ -1,0 +1,45 @@
+// hand.js: your hand: each card a button, to select for the discard, to play (the
+// playable ones marked), or shown without a choice; a watcher sees the host's backs.
+
+import { h, cardFace, back } from "./kit.js";
+import { roleOf } from "./opponent.js";
+
+export function handArea(c) {
+  const v = c.view;
+  if (c.watching) {
+    // The host's side, named as the other seat is: a watcher holds no hand.
+    const n = (v.hand_counts || [])[c.me] || 0;
+    const role = roleOf(c, c.me);
+    return [
+      h("div", { class: "seat-label watched-seat" }, h("span", { class: "seat-name" }, c.names[c.me]), role ? h("span", { class: "seat-role" }, role) : null),
+      n ? h("span", { class: "fan watched", role: "img", "aria-label": `${c.names[c.me]} holds ${n} card${n === 1 ? "" : "s"}` }, Array.from({ length: n }, () => back())) : null,
+    ];
+  }
+  const hand = v.hand || [];
+  const selecting = !!c.discard;
+  const playing = c.plays.size > 0;
+  return hand.map((code, i) => {
+    const attrs = { "data-key": `card-${code}`, "data-index": i, tabindex: i === 0 ? "0" : "-1" };
+    let cls = "in-hand";
+    let label = c.cardName(code);
+    if (selecting) {
+      const on = c.ui.selected.has(code);
+      attrs["aria-pressed"] = on ? "true" : "false";
+      attrs["data-select"] = code;
+      if (on) cls += " selected";
+      label = `${label}${on ? ", selected to discard" : ""}`;
+    } else if (playing) {
+      const entry = c.plays.get(code);
+      if (entry) {
+        attrs["data-action"] = entry.index;
+        attrs["data-type"] = "play";
+        cls += " playable";
+        label = entry.label && entry.label !== c.cardName(code) ? `${c.cardName(code)}: ${entry.label}` : `Play the ${c.cardName(code)}`;
+      } else {
+        attrs["aria-disabled"] = "true";
+        cls += " unplayable";
+      }
+    }
+    return cardFace(code, c, { button: true, cls, attrs, label });
+  });
+}

@@ -1,0 +1,50 @@
+// invite.js: a friend's table before the friend comes: copying the link for the maker,
+// and, on the friend's first visit, taking the free seat by a POST from the page.
+
+export async function copyLink() {
+  const input = document.getElementById("invite-url");
+  const status = document.getElementById("copy-status");
+  if (!input) return;
+  let ok = false;
+  try {
+    await navigator.clipboard.writeText(input.value);
+    ok = true;
+  } catch (err) {
+    input.focus();
+    input.select();
+    try {
+      ok = document.execCommand("copy");
+    } catch (err2) {
+      ok = false;
+    }
+  }
+  if (status) status.textContent = ok ? "Link copied. Send it to your friend." : "Select the link and copy it.";
+}
+
+// A friend's first visit: the page, not the GET that loaded it, takes the free seat, so a
+// chat app fetching a preview of the link takes nothing (docs/protocol.md). Once the seat
+// cookie is set the socket opens as on any visit (`then`); if the seat went to someone
+// else meanwhile, or the table is gone, the server's page says so.
+export async function claimSeat(root, then) {
+  const again = () => setTimeout(() => claimSeat(root, then), 2000);
+  let response;
+  try {
+    response = await fetch(`/r/${encodeURIComponent(root.dataset.roomId)}/seat`, {
+      method: "POST",
+      credentials: "same-origin",
+    });
+  } catch (err) {
+    again(); // offline for a moment: try again
+    return;
+  }
+  if (response.status === 404 || response.status === 409) {
+    location.reload();
+    return;
+  }
+  if (!response.ok) {
+    again();
+    return;
+  }
+  delete root.dataset.claim;
+  then();
+}

@@ -1,0 +1,51 @@
+// opponent.js: the other seat's side of the felt: its name and role, whether it is
+// connected (a friend's table) and how many watch, and its cards as a fan of backs.
+
+import { h, back } from "./kit.js";
+
+/** Whether the other seat is here, and how many watch: alone redrawn on `presence`. */
+export function presenceLine(c) {
+  const seat = (c.room.seats || [])[c.opp];
+  if (!seat) return null;
+  const n = c.room.watchers || 0;
+  const watchers = n ? h("span", { class: "watchers", "data-watchers": n }, `${n} watching`) : null;
+  if (c.room.opponent === "computer" || c.watching) return watchers;
+  return h("span", { class: "presence-line" }, presenceOf(c, seat), watchers);
+}
+
+function presenceOf(c, seat) {
+  if (!seat.joined) return h("span", { class: "presence waiting", "data-presence": "waiting" }, "Waiting for your friend…");
+  if (seat.connected) return h("span", { class: "presence online", "data-presence": "connected" }, `${c.names[c.opp]} is connected`);
+  return h("span", { class: "presence offline", "data-presence": "disconnected" }, `${c.names[c.opp]} is not connected`);
+}
+
+export function roleOf(c, seat) {
+  const v = c.view;
+  if (v.elder === null || v.elder === undefined || !v.deal_number) return "";
+  return seat === v.elder ? "elder hand" : "younger hand";
+}
+
+export function opponentArea(c) {
+  const v = c.view;
+  const count = (c.watching ? (v.hand_counts || [])[c.opp] : v.opponent_hand_count) || 0;
+  const presence = h("span", { class: "presence-slot" }, presenceLine(c));
+  if (!v.deal_number || v.phase === "partie_over") return [h("div", { class: "seat-label" }, h("span", { class: "seat-name" }, c.names[c.opp]), presence)];
+  const backs = [];
+  for (let i = 0; i < count; i += 1) backs.push(back());
+  const role = roleOf(c, c.opp);
+  return [
+    h(
+      "div",
+      { class: "seat-label" },
+      h("span", { class: "seat-name" }, c.names[c.opp]),
+      role ? h("span", { class: "seat-role" }, role) : null,
+      presence
+    ),
+    h(
+      "div",
+      { class: "opp-hand", role: "img", "aria-label": `${c.names[c.opp]} holds ${count} card${count === 1 ? "" : "s"}` },
+      h("span", { class: "fan", "aria-hidden": "true" }, backs),
+      h("span", { class: "count-badge", "data-count": "opponent", "aria-hidden": "true" }, `${count} card${count === 1 ? "" : "s"}`)
+    ),
+  ];
+}
