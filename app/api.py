@@ -22,6 +22,7 @@ router = APIRouter()
 class CreateRoom(BaseModel):
     opponent: Opponent
     level: Level = "basic"  # the computer's level (ignored with a friend)
+    practice: bool = False  # a friend's table where both seats may ask for hints
 
 
 class SeatGranted(BaseModel):
@@ -59,7 +60,7 @@ async def create_room(body: CreateRoom, request: Request) -> SeatGranted:
         raise HTTPException(429, TOO_MANY_ROOMS, headers={"Retry-After": "60"})
     try:
         room, token = await _rooms(request).create(body.opponent, body.level,
-                                                   _address(request))
+                                                   _address(request), body.practice)
     except RoomsFullError as exc:
         raise HTTPException(503, str(exc)) from None
     except TooManyRooms as exc:
@@ -126,6 +127,14 @@ async def healthz(request: Request, detail: bool = False) -> Health:
                  "unknown": getattr(registry.store, "unknown", 0)}
     return Health(status="ok", rooms=rooms, loop=monitor.snapshot(),
                   moved=dict(registry.moved), store=store)
+
+
+@router.get("/record.schema.json")
+async def record_schema() -> dict[str, Any]:
+    """The JSON Schema of a partie's record (docs/record.md), beside the protocol's."""
+    from engine.record import RECORD_SCHEMA
+
+    return dict(RECORD_SCHEMA)
 
 
 @router.get("/protocol.json")

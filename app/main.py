@@ -18,14 +18,16 @@ from fastapi.templating import Jinja2Templates
 from starlette.types import Receive, Scope, Send
 
 from app import api, pages, ws
+from app.coach import Teacher
 from app.computer_seat import Policy
 from app.protocol import CLOSE_GOING_AWAY
+from app.redis_store import make_store
 from app.registry import RoomRegistry, random_seed
-from app.room import Clock, PackSource, SeedSource, secure_pack
+from app.room import Clock, PackSource, RoomSetup, SeedSource, secure_pack
 from app.runtime import LoopMonitor, collect_on_a_clock, settle_collector
 from app.security import ClientLimits, Guard
 from app.settings import Settings
-from app.store import RoomStore, StoreError, make_store
+from app.store import RoomStore, StoreError
 from app.workerlife import die_with_parent
 
 log = logging.getLogger("piquet")
@@ -95,24 +97,28 @@ def create_app(
                            ttl_seconds=settings.room_idle_seconds + 2 * settings.sweep_interval,
                            cluster=settings.redis_cluster, replicas=settings.redis_replicas,
                            patience=settings.store_patience, timeout=settings.redis_timeout)
-    rooms = RoomRegistry(
-        max_rooms=settings.max_rooms,
-        idle_seconds=settings.room_idle_seconds,
-        unused_seconds=settings.room_unused_seconds,
+    setup = RoomSetup(
+        clock=clock,
+        new_seed=new_seed,
+        new_pack=new_pack,
+        max_connections_per_seat=settings.max_connections_per_seat,
+        store=store,
+        policy=policy,
         computer_delay=settings.computer_delay,
         computer_exchange_delay=settings.computer_exchange_delay,
         computer_lead_delay=settings.computer_lead_delay,
         computer_trick_hold=settings.computer_trick_hold,
         computer_declare_delay=settings.computer_declare_delay,
-        max_connections_per_seat=settings.max_connections_per_seat,
-        clock=clock,
-        new_seed=new_seed,
-        policy=policy,
+        computer_pace=settings.computer_pace,
+        teacher=Teacher(settings.teaching_workers),
+    )
+    rooms = RoomRegistry(
+        setup,
+        max_rooms=settings.max_rooms,
+        idle_seconds=settings.room_idle_seconds,
+        unused_seconds=settings.room_unused_seconds,
         workers=workers if settings.computer_workers else None,
         worker_count=settings.computer_workers,
-        computer_pace=settings.computer_pace,
-        store=store,
-        new_pack=new_pack,
         rooms_per_address=settings.rooms_per_address,
         give_way_seconds=settings.room_give_way_seconds,
     )

@@ -7,6 +7,7 @@ Links to a table are built from PIQUET_PUBLIC_URL when it is set (`table_url`).
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, Request, Response
@@ -113,10 +114,10 @@ async def make_room(
     opponent: Annotated[str, Form()] = "computer",
     level: Annotated[str, Form()] = "basic",
 ) -> Response:
-    if opponent not in ("computer", "friend"):
+    if opponent not in ("computer", "friend", "practice"):
         return message_page(
-            request, 400, "Unknown opponent", "Choose the computer or a friend as your opponent."
-        )
+            request, 400, "Unknown opponent",
+            "Choose the computer, a friend, or practice with a friend as your opponent.")
     if level not in LEVELS:
         return message_page(
             request, 400, "Unknown computer level",
@@ -131,6 +132,7 @@ async def make_room(
             "computer" if opponent == "computer" else "friend",
             "strong" if level == "strong" else "good" if level == "good" else "basic",
             _address(request),
+            practice=opponent == "practice",
         )
     except TooManyRooms as exc:
         return message_page(request, 429, "Too many open tables", str(exc),
@@ -210,6 +212,26 @@ async def claim_seat(request: Request, room_id: str) -> Response:
     response = JSONResponse({"seat": seat})
     _set_seat_cookie(request, response, room_id, token)
     return response
+
+
+@router.get("/r/{room_id}/record.json", name="record", response_model=None)
+async def record(request: Request, room_id: str) -> Response:
+    """The record of the partie so far (docs/record.md): a seat's (its seat cookie) holds
+    what that seat saw and the reviews of its finished deals; anyone else gets a
+    watcher's, the public part only. Worked out in the teaching workers."""
+    if not well_formed_room_id(room_id):
+        return JSONResponse({"detail": NOT_A_ROOM}, 404)
+    room = await _rooms(request).find(room_id, arriving=True)
+    if room is None:
+        return JSONResponse({"detail": "No such table (it may have expired)."}, 404)
+    seat = room.seat_for_token(seat_token(request.cookies, room_id))
+    meta = {"room": room_id, "opponent": room.opponent, "level": room.level,
+            "practice": room.practice, "match": room.match,
+            "saved": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")}
+    body = await room.coach.record(seat, meta)
+    who = "watcher" if seat is None else f"seat{seat}"
+    return Response(body, media_type="application/json", headers={
+        "Content-Disposition": f'attachment; filename="piquet-{room_id}-{who}.json"'})
 
 
 def _no_such_table(request: Request) -> HTMLResponse:

@@ -33,6 +33,8 @@ ErrorCode = Literal[
     # The table cannot take moves just now (the server is stopping, the table moved, or
     # its store is not answering): nothing changed; send it again once reconnected.
     "unavailable",
+    # A hint is on its way to this seat already: one at a time.
+    "busy",
 ]
 
 MessageId = Annotated[str, Field(min_length=1, max_length=64)]
@@ -94,12 +96,30 @@ class ClientPong(_ClientMessage):
     type: Literal["pong"]
 
 
+class HintMessage(_ClientMessage):
+    """What would the strong level do now? Answered on this socket only (`hint`), from
+    this seat's view; changes nothing and tells the other seat nothing. Offered to the
+    person at a computer table and to both seats of a practice table (`room.hints`)."""
+
+    type: Literal["hint"]
+    version: Version
+
+
+class ReviewMessage(_ClientMessage):
+    """The review of a finished deal (`deal`), or of the partie once it is over (0):
+    answered with `review` (ready, or coming and then sent when ready)."""
+
+    type: Literal["review"]
+    deal: Annotated[int, Field(ge=0, le=16)]
+
+
 ClientMessage = Annotated[
-    ActionMessage | NewMatchMessage | ComputerSeatMessage | GoOnMessage | ClientPing
-    | ClientPong,
+    ActionMessage | NewMatchMessage | ComputerSeatMessage | GoOnMessage | HintMessage
+    | ReviewMessage | ClientPing | ClientPong,
     Field(discriminator="type"),
 ]
-CLIENT_TYPES = frozenset({"action", "new_match", "computer_seat", "go_on", "ping", "pong"})
+CLIENT_TYPES = frozenset({"action", "new_match", "computer_seat", "go_on", "hint", "review",
+                          "ping", "pong"})
 client_message_adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 
 
@@ -127,6 +147,11 @@ class RoomInfo(_ServerMessage):
     # What the table itself did and both seats are told (a deal dealt again because the
     # store lost a move they had been shown); None most of the time.
     notice: str | None = None
+    # A friend's table made for practice: both seats may ask for hints (issue 26).
+    practice: bool = False
+    # This socket's seat may ask for hints here (the person at a computer table, both
+    # seats of a practice table; never a watcher).
+    hints: bool = False
     # Proves this socket was shown this version: sent back on reconnecting
     # (`/ws/{room_id}?seen=VERSION.RECEIPT`), so a store found to have lost it is known.
     receipt: str = ""
@@ -334,6 +359,27 @@ class ErrorMessage(_ServerMessage):
     version: int | None = None  # the room's current version, when there is a room
 
 
+class HintAnswer(_ServerMessage):
+    """What the strong level would do now (docs/record.md, "The hint"): `hint.action` is
+    one of the view's legal entries, with `label`, `why` in words and the `options` it
+    weighed, best first. `version`: the state it was asked on."""
+
+    type: Literal["hint"] = "hint"
+    version: int
+    hint: dict[str, Any]
+
+
+class ReviewAnswer(_ServerMessage):
+    """A deal's review (docs/record.md, "The review"), or the partie's (`deal` 0): `ready`
+    false means it is being worked out and will follow. `review.positions` holds, by
+    item step, the seat's view just before that decision, to show it again."""
+
+    type: Literal["review"] = "review"
+    deal: int
+    ready: bool
+    review: dict[str, Any] | None
+
+
 class ServerPing(_ServerMessage):
     type: Literal["ping"] = "ping"
 
@@ -343,7 +389,8 @@ class ServerPong(_ServerMessage):
 
 
 ServerMessage = Annotated[
-    StateMessage | PresenceMessage | ErrorMessage | ServerPing | ServerPong,
+    StateMessage | PresenceMessage | ErrorMessage | HintAnswer | ReviewAnswer | ServerPing
+    | ServerPong,
     Field(discriminator="type"),
 ]
 server_message_adapter: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)

@@ -12,20 +12,11 @@ from collections.abc import Callable
 from concurrent.futures import Executor
 
 import engine
-from app.computer_seat import COMPUTER_SEAT, Policy
+from app.computer_seat import COMPUTER_SEAT
+from app.lessons import Start
 from app.protocol import CLOSE_ROOM_EXPIRED, Level, Opponent
-from app.room import (
-    DEALT_AGAIN,
-    TABLE,
-    ChangeListener,
-    Clock,
-    PackSource,
-    Room,
-    SeedSource,
-    new_token,
-    secure_pack,
-)
-from app.store import RoomStore, StoreError, hash_token
+from app.room import DEALT_AGAIN, TABLE, Room, RoomSetup, new_token
+from app.store import StoreError, hash_token
 
 log = logging.getLogger("piquet.rooms")
 
@@ -61,58 +52,40 @@ class RoomRegistry:
 
     def __init__(
         self,
+        setup: RoomSetup,
         *,
         max_rooms: int,
         idle_seconds: float,
         unused_seconds: float | None = None,
-        computer_delay: float,
-        max_connections_per_seat: int,
-        clock: Clock,
-        computer_exchange_delay: float = 0.0,
-        computer_lead_delay: float = 0.0,
-        computer_trick_hold: float = 0.0,
-        computer_declare_delay: float | None = None,
-        new_seed: SeedSource = random_seed,
-        policy: Policy | None = None,
         workers: Callable[[], Executor] | None = None,
         worker_count: int = 1,
-        computer_pace: float = 0.0,
-        store: RoomStore | None = None,
-        new_pack: PackSource = secure_pack,
         rooms_per_address: int = 1_000_000,
         give_way_seconds: float = 300.0,
     ) -> None:
+        """`setup`: what every room is made with (its `workers` is this registry's pool,
+        made with the first good or strong table from `workers`, with `worker_count`
+        processes: a server that never has one starts no process)."""
+        self.setup = setup
+        setup.workers = self.executor
         self.max_rooms = max_rooms
         self.rooms_per_address = rooms_per_address
         self.give_way_seconds = give_way_seconds
         # Which addresses made or joined each open room, and each address's rooms.
         self.holders: dict[str, set[str]] = {}
         self.held: dict[str, set[str]] = {}
-        # Where the good and strong levels think (None: in the loop), made with the first
-        # such table: a server that never has one starts no process.
         self._workers = workers
         self._worker_count = worker_count
         self._executor: Executor | None = None
-        self.computer_pace = computer_pace  # the good and strong levels' fixed pace
         self.idle_seconds = idle_seconds
         self.unused_seconds = idle_seconds if unused_seconds is None else min(
             unused_seconds, idle_seconds)
-        self.computer_delay = computer_delay
-        self.computer_exchange_delay = computer_exchange_delay
-        self.computer_lead_delay = computer_lead_delay
-        self.computer_trick_hold = computer_trick_hold
-        self.computer_declare_delay = computer_declare_delay
-        self.max_connections_per_seat = max_connections_per_seat
-        self.clock = clock
-        self.new_seed = new_seed
-        self.new_pack = new_pack
-        self.policy = policy
-        # Called with a room when it is made and after every change (tests; later, a store).
-        self.listeners: list[ChangeListener] = []
+        self.clock = setup.clock
+        # Called with a room when it is made and after every change (tests).
+        self.listeners = setup.listeners
         self.rooms: dict[str, Room] = {}
         # Rooms are written there before anyone is told, and loaded from there on first
         # use (app/store.py); None: memory only.
-        self.store = store
+        self.store = setup.store
         self._loading: dict[str, asyncio.Future[Room | None]] = {}
         self.stopping = False  # SIGTERM: no more actions (app/__main__.py)
         # Rooms that came here from the store, and that went to another process: many of
@@ -131,6 +104,7 @@ class RoomRegistry:
         return self._executor
 
     def stop_workers(self) -> None:
+        self.setup.teacher.stop()
         if self._executor is not None:
             self._executor.shutdown(wait=False, cancel_futures=True)
             self._executor = None
@@ -189,7 +163,8 @@ class RoomRegistry:
             return None
         opponent = stored.options["opponent"]
         room = self._new_room(room_id, opponent, stored.seat_hashes[0],
-                              stored.options.get("level", "basic"), secret=stored.secret)
+                              stored.options.get("level", "basic"), secret=stored.secret,
+                              practice=bool(stored.options.get("practice")))
         room.seats[1].token_hash = stored.seat_hashes[1]
         room.rematch = set(stored.rematch)
         try:
@@ -208,6 +183,8 @@ class RoomRegistry:
             log.exception("room %s: its actions do not replay", room_id)
             return None
         room.match, room.version = stored.match, stored.version
+        room.coach.resume(Start(stored.seed, stored.first_dealer, stored.first_pack),
+                          stored.actions)
         # Played at (a move stored, or a match after the first).
         room.used = bool(stored.actions) or stored.match > 1
         self.rooms[room_id] = room
@@ -219,31 +196,12 @@ class RoomRegistry:
         return room
 
     def _new_room(self, room_id: str, opponent: Opponent, maker_token_hash: str | None,
-                  level: Level = "basic", secret: str = "") -> Room:
-        return Room(
-            room_id,
-            opponent,
-            clock=self.clock,
-            new_seed=self.new_seed,
-            policy=self.policy,
-            computer_delay=self.computer_delay,
-            computer_exchange_delay=self.computer_exchange_delay,
-            computer_lead_delay=self.computer_lead_delay,
-            computer_trick_hold=self.computer_trick_hold,
-            computer_declare_delay=self.computer_declare_delay,
-            max_connections_per_seat=self.max_connections_per_seat,
-            listeners=self.listeners,
-            level=level,
-            workers=self.executor,
-            computer_pace=self.computer_pace,
-            maker_token_hash=maker_token_hash,
-            store=self.store,
-            new_pack=self.new_pack,
-            secret=secret,
-        )
+                  level: Level = "basic", secret: str = "", practice: bool = False) -> Room:
+        return Room(room_id, opponent, self.setup, level=level,
+                    maker_token_hash=maker_token_hash, secret=secret, practice=practice)
 
     async def create(self, opponent: Opponent, level: Level = "basic",
-                     address: str | None = None) -> tuple[Room, str]:
+                     address: str | None = None, practice: bool = False) -> tuple[Room, str]:
         """A new room, made for a client at `address`; returns it and seat 0's token. An
         unknown `level` is a ValueError; TooManyRooms when the address holds its share."""
         from engine.computer import LEVELS
@@ -260,7 +218,7 @@ class RoomRegistry:
         while room_id in self.rooms:
             room_id = new_room_id()
         token = new_token()
-        room = self._new_room(room_id, opponent, hash_token(token), level)
+        room = self._new_room(room_id, opponent, hash_token(token), level, practice=practice)
         if self.store is not None:
             await self.store.create(room.stored())  # StoreError: no room made
         self.rooms[room_id] = room

@@ -15,34 +15,27 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-import weakref
-from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
 import engine
+from app.coach import Coach, Teacher
 from app.computer_seat import COMPUTER_SEAT, ComputerSeat, Policy
 from app.connection import Connection
 from app.journal import Journal
-from app.padding import pad, view_ceiling
+from app.lessons import Start
 from app.protocol import (
     CLOSE_GOING_AWAY,
-    CLOSE_REPLACED,
     ActionMessage,
     ComputerLevel,
     ComputerSeatMessage,
-    ErrorCode,
-    ErrorMessage,
     Level,
     NewMatchMessage,
     Opponent,
-    PresenceMessage,
 )
-from app.security import RateLimit, card_free
+from app.room_talk import WATCHER, RoomTalk, Seat
 from app.store import (
     Change,
     Entry,
@@ -75,25 +68,6 @@ DEALT_AGAIN = ("The table's store lost a move both seats had been shown. So that
 STARTED_AGAIN = ("The table's store lost a move both seats had been shown. So that no move "
                  "can be taken back, the partie starts again.")
 
-# A watching socket holds no seat: its `seat` is this, which indexes no seat.
-WATCHER = -1
-# Sockets that may watch one table at once (each costs a socket and a view per change).
-MAX_WATCHERS = 16
-# A presence change (a socket comes or goes, a friend sits down) is told this long after
-# it, with the presence as it is then; changes meanwhile ride on it. So a room sends at
-# most a few presence frames a second to each socket, however fast watchers come and go
-# (a loop of them sent each player 400-1,100 a second).
-PRESENCE_DELAY = 0.25
-# The rooms with a presence frame due (weakly: a room that goes meanwhile is not kept),
-# each with the id of the socket that frame may skip (see `broadcast_presence`: an id, so
-# the socket is not kept either; one made since, whatever its id, has a newer state).
-_presence_due: weakref.WeakKeyDictionary[Room, int | None] = weakref.WeakKeyDictionary()
-# A seat's latest ids are remembered, so that a message resent after a reconnect is told
-# `duplicate_id`. Never applying a message twice does not rest on this: a message names
-# the version it was made on, and once applied that version is gone. So a few dozen are
-# plenty (a resend is of the last message or two), and at ~140 bytes an id, 256 of them
-# a seat was ~70 KiB a room.
-REMEMBERED_IDS = 32
 
 
 def new_token() -> str:
@@ -107,85 +81,59 @@ def secure_pack() -> Pack:
     return tuple(deck)
 
 
-@dataclass(slots=True)
-class Seat:
-    # The seat token's SHA-256 (app/store.py: never kept in the clear, here or in the
-    # store); None: nobody has taken this seat (a friend's, or the computer's).
-    token_hash: str | None
-    connections: list[Connection] = field(default_factory=list)
-    # The latest ids, oldest first (a deque: ~60 B an id, against ~130 in an OrderedDict;
-    # looking through 32 is as quick as a dict lookup).
-    used_ids: deque[str] = field(default_factory=lambda: deque(maxlen=REMEMBERED_IDS))
-    # The seat's messages (and connections) draw on one bucket, whichever socket they
-    # come on: a client that reconnects after each close gets no fresh allowance.
-    limit: RateLimit | None = None
-
-    def rate_limit(self, per_second: float, burst: int) -> RateLimit:
-        if self.limit is None:
-            self.limit = RateLimit(per_second, burst)
-        return self.limit
-
-    def use_id(self, message_id: str) -> bool:
-        """Remember an id; False if this seat used it before."""
-        if message_id in self.used_ids:
-            return False
-        self.used_ids.append(message_id)  # the oldest drops out at REMEMBERED_IDS
-        return True
-
-
 # A table whose state has not changed for this long drops its views' working (Room._trim).
 TRIM_SECONDS = 2.0
 
 
-def _presence_now(room: weakref.ref[Room]) -> None:
-    found = room()
-    if found is not None:
-        skip = _presence_due.pop(found, None)
-        found._send_presence(next((c for c in found.connections() if id(c) == skip), None))
+_OVER = (engine.Step.DEAL_OVER, engine.Step.PARTIE_OVER)
 
 
-class Room:
+@dataclass(slots=True)
+class RoomSetup:
+    """What every room of a registry is made with (the registry's settings and pools)."""
+
+    clock: Clock
+    new_seed: SeedSource
+    new_pack: PackSource = secure_pack
+    max_connections_per_seat: int = 4
+    # Called with a room when it is made and after every change (tests).
+    listeners: list[ChangeListener] = field(default_factory=list)
+    store: RoomStore | None = None
+    # The computer seat: its policy (None: its level's), its waits, where good and
+    # strong think (the registry's pool, made on first use), and strong's pace.
+    policy: Policy | None = None
+    computer_delay: float = 0.0
+    computer_exchange_delay: float = 0.0
+    computer_lead_delay: float = 0.0
+    computer_trick_hold: float = 0.0
+    computer_declare_delay: float | None = None
+    computer_pace: float = 0.0
+    workers: Callable[[], Executor | None] | None = None
+    # Where hints, reviews and records are worked out (app/coach.py).
+    teacher: Teacher = field(default_factory=lambda: Teacher(0))
+
+
+class Room(RoomTalk):
     # Slots: one dict fewer per room (docs/reliability.md); __weakref__ for the tests that
     # check an expired room is freed.
-    __slots__ = ("__weakref__", "changed_at", "clock", "closed", "computer", "computer_pace",
-                 "computer_setup", "journal", "last_activity", "last_move", "level",
-                 "listeners", "lock", "match", "max_connections_per_seat", "new_pack",
-                 "new_seed", "notice", "opponent", "rematch", "room_id", "seats", "state",
-                 "store", "trim", "used", "version", "watchers", "workers")
+    __slots__ = ("__weakref__", "changed_at", "closed", "coach", "computer", "journal",
+                 "last_activity", "last_move", "level", "lock", "match",
+                 "max_connections_per_seat", "notice", "opponent", "practice", "rematch",
+                 "room_id", "seats", "setup", "state", "store", "trim", "used", "version",
+                 "watchers")
 
-    def __init__(
-        self,
-        room_id: str,
-        opponent: Opponent,
-        *,
-        clock: Clock,
-        new_seed: SeedSource,
-        policy: Policy | None,
-        computer_delay: float,
-        max_connections_per_seat: int,
-        listeners: list[ChangeListener],
-        computer_exchange_delay: float = 0.0,
-        computer_lead_delay: float = 0.0,
-        computer_trick_hold: float = 0.0,
-        computer_declare_delay: float | None = None,
-        level: Level = "basic",
-        workers: Callable[[], Executor | None] | None = None,
-        computer_pace: float = 0.0,
-        maker_token_hash: str | None = None,
-        store: RoomStore | None = None,
-        new_pack: PackSource = secure_pack,
-        secret: str = "",
-    ) -> None:
+    def __init__(self, room_id: str, opponent: Opponent, setup: RoomSetup, *,
+                 level: Level = "basic", maker_token_hash: str | None = None,
+                 secret: str = "", practice: bool = False) -> None:
         self.room_id = room_id
+        self.setup = setup
         self.level: Level | None = level if opponent == "computer" else None
         self.opponent: Opponent = opponent
-        self.clock = clock
-        self.new_seed = new_seed
-        self.new_pack = new_pack
-        self.max_connections_per_seat = max_connections_per_seat
-        self.listeners = listeners
+        # A friend's table made for practice: both seats may ask for hints (issue 26).
+        self.practice = practice and opponent == "friend"
+        self.max_connections_per_seat = setup.max_connections_per_seat
         self.lock = asyncio.Lock()
-        self.state: engine.State = engine.new_partie(seed=new_seed())
+        self.state: engine.State = engine.new_partie(seed=setup.new_seed())
         # When the state last changed (the event loop's clock), and the timer that drops
         # the views' working once nobody has acted for TRIM_SECONDS (`_trim`).
         self.changed_at = 0.0
@@ -195,9 +143,9 @@ class Room:
         self.seats = (Seat(maker_token_hash or hash_token(new_token())), Seat(None))
         # Where every change is written before anyone is told (None: memory only), and
         # what the room keeps of its writes and receipts.
-        self.store = store
-        self.journal = Journal(room_id, store, secret)
-        self.last_activity = clock()
+        self.store = setup.store
+        self.journal = Journal(room_id, setup.store, secret)
+        self.last_activity = setup.clock()
         # When the partie last changed (a move, a new match): a room that has gone longest
         # without one gives way first when every table is taken (issue 25).
         self.last_move = self.last_activity
@@ -208,23 +156,26 @@ class Room:
         self.notice: str | None = None
         self.closed = False
         self.computer: ComputerSeat | None = None
-        # What a computer seat is made with, here or later (a friend who never came).
-        self.computer_setup = (policy, computer_delay, computer_exchange_delay,
-                               computer_lead_delay, computer_trick_hold, computer_declare_delay)
-        # Where the good and strong levels think (the registry's pool, made on first use).
-        self.workers = workers
-        self.computer_pace = computer_pace
         if opponent == "computer":
             self.computer = self._computer_seat(level)
         # Friend's table, partie over: the seats that pressed "Play again".
         self.rematch: set[int] = set()
         # Sockets watching: no seat, the public view only (see "watchers" below).
         self.watchers: list[Connection] = []
+        # Hints, reviews, the record: what the partie was (app/coach.py).
+        self.coach = Coach(self, setup.teacher, Start(self.state.seed, None, None))
 
     def _computer_seat(self, level: Level) -> ComputerSeat:
-        executor = self.workers() if self.workers is not None and level != "basic" else None
-        return ComputerSeat(self, *self.computer_setup, level=level, executor=executor,
-                            pace=self.computer_pace)
+        setup = self.setup
+        executor = (setup.workers() if setup.workers is not None and level != "basic"
+                    else None)
+        return ComputerSeat(self, setup.policy, setup.computer_delay,
+                            setup.computer_exchange_delay, setup.computer_lead_delay,
+                            setup.computer_trick_hold, setup.computer_declare_delay,
+                            level=level, executor=executor, pace=setup.computer_pace)
+
+    def seat_connections(self, seat: int) -> list[Connection]:
+        return self.seats[seat].connections
 
     # --- seats ----------------------------------------------------------------------------
 
@@ -272,181 +223,10 @@ class Room:
         return 1, token
 
     def touch(self) -> None:
-        self.last_activity = self.clock()
-
-    def presence(self, viewer: int) -> list[dict[str, Any]]:
-        """Both seats as `viewer` sees them (WATCHER: a watcher): SeatPresence
-        (app/protocol.py) as plain JSON."""
-        out = []
-        for number, seat in enumerate(self.seats):
-            computer = self.computer is not None and number == COMPUTER_SEAT
-            other = "Computer" if computer else "Friend"
-            if viewer == WATCHER:
-                other = "Computer" if computer else ("Host", "Guest")[number]
-            out.append({
-                "name": "You" if number == viewer else other,
-                "joined": computer or seat.token_hash is not None,
-                "connected": computer or bool(seat.connections),
-            })
-        return out
+        self.last_activity = self.setup.clock()
 
     def can_new_match(self) -> bool:
         return self.opponent == "computer" or self.state.phase is engine.Phase.PARTIE_OVER
-
-    # --- sockets --------------------------------------------------------------------------
-
-    def attach(self, conn: Connection) -> None:
-        """A socket has joined its seat: give it the state and tell the others."""
-        seat = self.seats[conn.seat]
-        if len(seat.connections) >= self.max_connections_per_seat:
-            oldest = seat.connections.pop(0)
-            oldest.close(CLOSE_REPLACED, "This seat was opened in another window.")
-            # Its socket ends by itself; the room forgets it now.
-        seat.connections.append(conn)
-        self.touch()
-        conn.render = self.state_text
-        conn.on_drop = self.detach  # a socket too slow to read is gone for the room at once
-        conn.start()
-        conn.want_state()
-        self.broadcast_presence(skip=conn)
-        if self.computer is not None:
-            self.computer.poke()  # it waits for a person at the table to show the cut to
-
-    def detach(self, conn: Connection) -> None:
-        if conn.seat == WATCHER:
-            self.detach_watcher(conn)
-            return
-        seat = self.seats[conn.seat]
-        if conn in seat.connections:
-            seat.connections.remove(conn)
-            self.touch()
-            self.broadcast_presence()
-
-    def connections(self) -> list[Connection]:
-        """Every socket of the room: both seats', then the watchers'."""
-        return [c for seat in self.seats for c in seat.connections] + self.watchers
-
-    def broadcast_presence(self, skip: Connection | None = None) -> None:
-        """Tell every socket but `skip` who is here, PRESENCE_DELAY from now, as it is
-        then (unless a send is due already: this change rides on it). `skip`, a socket
-        that has just joined, gets its first state instead, written after the change
-        with the presence in it: it is skipped only if its join is the window's last
-        change (after any other, its state is all it needs too; before one, it is told)."""
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # (a test driving a room without a loop)
-            self._send_presence(skip)
-            return
-        due = self in _presence_due
-        _presence_due[self] = None if skip is None else id(skip)
-        if not due:
-            loop.call_later(PRESENCE_DELAY, _presence_now, weakref.ref(self))
-
-    def _send_presence(self, skip: Connection | None = None) -> None:
-        watching = len(self.watchers)
-        texts = {
-            viewer: PresenceMessage.model_validate(
-                {"seats": self.presence(viewer), "watchers": watching}
-            ).model_dump_json()
-            for viewer in (0, 1, WATCHER)
-        }
-        for conn in self.connections():
-            if conn is not skip:
-                conn.send(texts[conn.seat])
-
-    def state_text(self, conn: Connection) -> str:
-        """The state message for `conn`, of the room as it is now: a socket's sender asks
-        for it when it is about to write it, so one that fell behind gets the newest."""
-        return self._state_message(conn, engine.view(self.state, conn.seat, log=False))
-
-    def _state_message(self, conn: Connection, view: dict[str, Any]) -> str:
-        # The log goes once: the engine's log window is this deal's lines, and within one
-        # deal of one match it only grows, so a socket gets the lines new to it; when the
-        # window moves on (a new deal, a new match, a new socket) it gets them all, with
-        # log_reset.
-        window = (self.match, view["deal_number"])
-        reset = conn.log_window != window
-        new_log = engine.deal_log(self.state, 0 if reset else conn.log_count)
-        conn.log_window = window
-        conn.log_count = len(new_log) if reset else conn.log_count + len(new_log)
-        # A StateMessage (app/protocol.py), written without building the model: this is
-        # every action's hot path, and the view is plain JSON already. The tests check
-        # every frame against the model.
-        watching = conn.seat == WATCHER
-        view_json = orjson.dumps(view)
-        message = {
-            "type": "state",
-            "version": self.version,
-            "view": orjson.Fragment(view_json),
-            "new_log": new_log,
-            "log_reset": reset,
-            "room": {
-                "room_id": self.room_id,
-                "opponent": self.opponent,
-                "level": self.level,
-                "seat": None if watching else conn.seat,
-                "seats": self.presence(conn.seat),
-                "can_new_match": not watching and self.can_new_match(),
-                "watchers": len(self.watchers),
-                "rematch": sorted(self.rematch),
-                "store": "waiting" if self.journal.waiting else "ok",
-                "notice": self.notice,
-                "receipt": self.journal.receipt(self.version),
-            },
-        }
-        body = orjson.dumps(message)
-        if watching:
-            return body.decode()  # public: nothing to hide
-        # A seat's view is padded to the most it could hold now, by what is public, so
-        # the frame's length tells nothing of its cards (app/padding.py).
-        ceiling = view_ceiling(engine.public_view(self.state, log=False), conn.seat)
-        padded = pad(body, len(view_json), ceiling)
-        if padded is None:  # (a bug: the view outgrew its ceiling) coarsely, and said
-            log.warning("state outgrew its padding room=%s seat=%d step=%s: %d > %d bytes",
-                        self.room_id, conn.seat, view["step"], len(view_json), ceiling)
-            padded = pad(body, len(view_json), -(-len(view_json) // 1024) * 1024)
-            assert padded is not None
-        return padded.decode()
-
-    # --- watchers: sockets that hold no seat and see only what is public ------------------
-
-    def attach_watcher(self, conn: Connection) -> bool:
-        """A full table's visitor watches: False if MAX_WATCHERS already do."""
-        if len(self.watchers) >= MAX_WATCHERS:
-            return False
-        self.watchers.append(conn)
-        conn.render = self.watcher_text
-        conn.on_drop = self.detach_watcher
-        conn.start()
-        conn.want_state()
-        self.broadcast_presence(skip=conn)  # the seats see one more watching
-        return True
-
-    def detach_watcher(self, conn: Connection) -> None:
-        if conn in self.watchers:
-            self.watchers.remove(conn)
-            self.broadcast_presence()
-
-    def watcher_text(self, conn: Connection) -> str:
-        """A watcher's state message: engine.public_view, built from public information
-        only (never a seat's view with parts taken out)."""
-        return self._state_message(conn, engine.public_view(self.state, log=False))
-
-    def error(self, conn: Connection, code: ErrorCode, message: str) -> None:
-        """An error alone (`rate_limited`: the socket is closed next)."""
-        conn.send(self._error_text(conn, code, message))
-
-    def refuse(self, conn: Connection, code: ErrorCode, message: str) -> None:
-        """A clear error, then the current state, so the client is never left guessing:
-        the state comes after the error even if one was owed already (a change the
-        socket's sender had not written yet)."""
-        conn.send_then_state(self._error_text(conn, code, message))
-
-    def _error_text(self, conn: Connection, code: ErrorCode, message: str) -> str:
-        # The seat is told its legal cards; the log names no card a seat holds.
-        log.info("refused room=%s seat=%d code=%s: %s", self.room_id, conn.seat, code,
-                 card_free(message))
-        return ErrorMessage(code=code, message=message, version=self.version).model_dump_json()
 
     # --- changes --------------------------------------------------------------------------
 
@@ -516,7 +296,7 @@ class Room:
     def apply(self, seat: int, action: dict[str, Any]) -> tuple[engine.State, Entry]:
         """`seat`'s action applied to the partie (not yet installed), and the entry that
         stores it: an action that deals brings a pack drawn now (PiquetError if refused)."""
-        pack = self.new_pack() if action.get("type") in DEALING else None
+        pack = self.setup.new_pack() if action.get("type") in DEALING else None
         state = engine.apply(self.state, seat, action, pack=pack)
         if state.deal_number == self.state.deal_number:
             pack = None  # it dealt nothing (a refusal raised above; this is a see or such)
@@ -605,8 +385,9 @@ class Room:
         stored first (the caller holds the lock). `computer_level`: seat 1 goes to the
         computer, at that level, from this partie on; `claim`: a friend takes seat 1 (its
         token's digest). Either needs seat 1 still free (SeatTaken)."""
-        pack = self.new_pack() if first_dealer is not None else None
-        state = engine.new_partie(seed=self.new_seed(), first_dealer=first_dealer, pack=pack)
+        pack = self.setup.new_pack() if first_dealer is not None else None
+        state = engine.new_partie(seed=self.setup.new_seed(), first_dealer=first_dealer,
+                                  pack=pack)
         options = self.options()
         if computer_level is not None:
             options = {"opponent": "computer", "level": computer_level}
@@ -635,6 +416,7 @@ class Room:
         nothing (VersionConflict, StoreUnknown: `let_go`). While the store is slow to
         answer, every socket is told the table waits for it."""
         await self.journal.commit(change, self.version, self._waiting_for_store)
+        self.coach.note(change)
 
     def _waiting_for_store(self, waiting: bool) -> None:
         for conn in self.connections():
@@ -648,11 +430,14 @@ class Room:
             self._waiting_for_store(True)
 
     def options(self) -> dict[str, Any]:
-        """What the room is made with, as the store keeps it: the opponent, and the
-        computer's level at a computer table."""
-        if self.level is None:
-            return {"opponent": self.opponent}
-        return {"opponent": self.opponent, "level": self.level}
+        """What the room is made with, as the store keeps it: the opponent, the
+        computer's level at a computer table, and whether a friend's table is for
+        practice."""
+        if self.level is not None:
+            return {"opponent": self.opponent, "level": self.level}
+        if self.practice:
+            return {"opponent": self.opponent, "practice": True}
+        return {"opponent": self.opponent}
 
     def change(self, state: engine.State, *, skip: Connection | None = None) -> None:
         """Install a new state (the caller holds the lock, and has committed it): one
@@ -660,16 +445,19 @@ class Room:
         writes."""
         if state.deal_number != self.state.deal_number:
             self.notice = None  # told for the deal dealt again; gone with it
+        ended = state.step in _OVER and self.state.step not in _OVER
         self.state = state
         self.version += 1
         self.touch()
         self.last_move = self.last_activity
         self._schedule_trim()
-        for listener in self.listeners:  # before anyone is told: a store is never behind
+        for listener in self.setup.listeners:  # before anyone is told: a store is never behind
             listener(self)
         for conn in self.connections():
             if conn is not skip:
                 conn.want_state()
+        if ended:
+            self.coach.deal_ended(state.deal_number, state.step is engine.Step.PARTIE_OVER)
 
     def _schedule_trim(self) -> None:
         try:

@@ -41,6 +41,9 @@ class Settings(BaseSettings):
     # loop, for tests), and move at this fixed pace (seconds after the change they
     # answer), at least their worst decision on one core, so the pace tells nothing.
     computer_workers: Annotated[int, Field(ge=0)] = 1
+    # Processes where hints, reviews and records are worked out (app/coach.py), apart
+    # from the computer's (0: in the event loop, for tests).
+    teaching_workers: Annotated[int, Field(ge=0)] = 1
     computer_pace: Annotated[float, Field(ge=0)] = 1.5
     max_rooms: Annotated[int, Field(ge=1)] = 1000
     room_idle_seconds: Annotated[float, Field(gt=0)] = 2 * 3600

@@ -35,12 +35,15 @@ from app.protocol import (
     ClientPing,
     ComputerSeatMessage,
     GoOnMessage,
+    HintMessage,
     NewMatchMessage,
+    ReviewMessage,
     ServerPong,
     client_message_adapter,
 )
 from app.registry import RoomRegistry
-from app.room import WATCHER, Room
+from app.room import Room
+from app.room_talk import WATCHER
 from app.security import (
     NOT_A_ROOM,
     Allowance,
@@ -337,6 +340,8 @@ async def _dispatch(room: Room, conn: Connection, msg: ClientMessage) -> None:
             room.refuse(conn, "not_allowed", "You are watching this table: you cannot play.")
         elif room.computer is not None and msg.version == room.version:
             room.computer.go_on()  # the computer's hold ends; nothing else changes
+    elif isinstance(msg, HintMessage | ReviewMessage):
+        room.coach.answer(conn, msg)  # this socket only; the partie does not change
     elif isinstance(msg, ClientPing):
         conn.send(PONG_TEXT)
     # A pong needs no answer: `heard` has noted the socket is alive.

@@ -98,9 +98,22 @@ class RecordBuilder:
         seen = self._view(state, log=False)
         step = {"actor": seat, "action": self._told(seat, a, before, seen),
                 "log": added, "view": seen}
-        if not self._deals or self._deals[-1]["number"] != state.deal_number:
+        if not self._deals or self._deals[-1]["number"] != state.deal_number or (
+                self._deals[-1].get("void")):
             self._deals.append({"number": state.deal_number, "steps": []})
         self._deals[-1]["steps"].append(step)
+        self._last = state
+
+    def deal_again(self, state: State) -> None:
+        """The table dealt the deal under way again (a server's store lost a move both
+        seats had seen): the deal so far is marked void, and `state`, the new deal, starts
+        a deal of the same number."""
+        if self._last is None:
+            raise ValueError("start(state) comes before deal_again")
+        if self._deals and self._deals[-1]["number"] == state.deal_number:
+            self._deals[-1]["void"] = True
+        old = self._view(state, log=False)
+        self._deals.append({"number": state.deal_number, "steps": [], "again": old})
         self._last = state
 
     def _told(self, seat: int, a: Action, before: State, after: dict[str, Any]) -> dict[str, Any]:
@@ -189,6 +202,11 @@ RECORD_SCHEMA: dict[str, Any] = {
         "start": {"$ref": "#/$defs/view"},
         "deals": {"type": "array", "items": {"$ref": "#/$defs/deal"}},
         "result": {"type": ["object", "null"]},
+        # A server's download adds these to a seat's record (docs/record.md): the review
+        # of each finished deal (engine.review.review_deal), and once the partie is over,
+        # the summary over its deals (engine.review.review_record's "summary").
+        "reviews": {"type": "array", "items": {"type": "object"}},
+        "summary": {"type": ["object", "null"]},
     },
     "additionalProperties": False,
     "$defs": {
@@ -196,7 +214,12 @@ RECORD_SCHEMA: dict[str, Any] = {
         "deal": {
             "type": "object", "required": ["number", "steps"],
             "properties": {"number": {"type": "integer", "minimum": 0},
-                           "steps": {"type": "array", "items": {"$ref": "#/$defs/step"}}},
+                           "steps": {"type": "array", "items": {"$ref": "#/$defs/step"}},
+                           # A deal the table dealt again (a server's store lost a move):
+                           # `void` on the deal abandoned; `again` on the one dealt anew,
+                           # its first view.
+                           "void": {"type": "boolean"},
+                           "again": {"$ref": "#/$defs/view"}},
             "additionalProperties": False,
         },
         "step": {
@@ -290,10 +313,12 @@ def check(record: Any) -> None:
     views = [("$.start", record["start"])]
     last = -1
     for i, d in enumerate(record["deals"]):
-        if d["number"] <= last:
+        if d["number"] <= last and not (d["number"] == last and "again" in d):
             raise RecordError(f"$.deals[{i}].number: deal {d['number']} comes after deal "
                               f"{last}; the deals must come in order")
         last = d["number"]
+        if "again" in d:
+            views.append((f"$.deals[{i}].again", d["again"]))
         for j, step in enumerate(d["steps"]):
             where = f"$.deals[{i}].steps[{j}]"
             views.append((f"{where}.view", step["view"]))

@@ -23,7 +23,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 import engine
-from app.store import actions_key, room_key
+from app.redis_scripts import actions_key, room_key
 
 Json = dict[str, Any]
 

@@ -65,6 +65,7 @@ def settings_for_tests(templates_dir: Path, **overrides: Any) -> Settings:
         "computer_lead_delay": 0,
         "computer_trick_hold": 0,
         "computer_workers": 0,  # levels decide in the loop unless a test asks for the pool
+        "teaching_workers": 0,  # hints, reviews, records too
         "ping_interval": 3600,
         "rate_limit_per_second": 100_000,
         "rate_limit_burst": 100_000,

@@ -29,7 +29,7 @@ from tablekit import (
 import engine
 from app.connection import PING_TEXT, Connection
 from app.protocol import ActionMessage, NewMatchMessage
-from app.room import Room
+from app.room import Room, RoomSetup
 from app.store import hash_token
 
 Json = dict[str, Any]
@@ -58,8 +58,9 @@ class HeldSocket:
 
 
 def a_room(opponent: str, seed: int) -> Room:
-    return Room("r", opponent, clock=time.monotonic, new_seed=lambda: seed,  # type: ignore[arg-type]
-                policy=first_legal, computer_delay=0, max_connections_per_seat=4, listeners=[])
+    return Room("r", opponent, RoomSetup(clock=time.monotonic,  # type: ignore[arg-type]
+                                         new_seed=lambda: seed, new_pack=lambda: None,
+                                         policy=first_legal))
 
 
 def seed_where_cut_winner(seat: int) -> int:

@@ -17,7 +17,7 @@ import pytest
 from livekit import LiveServer
 from storekit import Reckoning, back_after, lost_and_wrong, stuck_computers, tables
 
-from app.store import room_key
+from app.redis_scripts import room_key
 from tests.cluster import RedisCluster
 
 BEFORE, AFTER = 4.0, 20.0

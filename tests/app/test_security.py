@@ -34,7 +34,7 @@ from tablekit import (
 import app.registry
 import app.room
 from app.registry import RoomRegistry
-from app.room import REMEMBERED_IDS, Seat
+from app.room_talk import REMEMBERED_IDS, Seat
 from app.settings import ROOT
 from app.store import hash_token
 

@@ -29,17 +29,17 @@ from tablekit import (
 
 import engine
 from app.protocol import ComputerSeatMessage
-from app.registry import RoomRegistry
+from app.redis_scripts import actions_key, room_key
+from app.redis_store import RedisStore
+from app.registry import RoomRegistry, random_seed
+from app.room import RoomSetup
 from app.store import (
     Change,
     MemoryStore,
-    RedisStore,
     StoredRoom,
     VersionConflict,
-    actions_key,
     change_for_action,
     hash_token,
-    room_key,
 )
 from tests.cluster import Redis
 from tests.faultproxy import FaultProxy
@@ -363,9 +363,9 @@ def test_a_seat_is_never_both_claimed_and_given_to_the_computer(
         else:
             stores = [RedisStore(redis.url, ttl_seconds=600, owner="a"),
                       RedisStore(redis.url, ttl_seconds=600, owner="b")]
-        registries = [RoomRegistry(max_rooms=1000, idle_seconds=600, computer_delay=0,
-                                   max_connections_per_seat=4, clock=time.monotonic,
-                                   store=s) for s in stores]
+        registries = [RoomRegistry(RoomSetup(clock=time.monotonic, new_seed=random_seed,
+                                             store=s), max_rooms=1000, idle_seconds=600)
+                      for s in stores]
         for _ in range(100):
             room, _token = await registries[0].create("friend")
             there = room if mode != "two processes" else await registries[1].find(room.room_id)

@@ -20,7 +20,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import engine
-from app.room import Room
+from app.room import Room, RoomSetup
 from engine.computer import choose
 from engine.selfplay import random_policy
 from engine.state import Step
@@ -42,9 +42,9 @@ def play(parties: int, seed: int = 1) -> Times:
     rng = random.Random(seed)
     for _ in range(parties):
         party_seed = rng.getrandbits(64)
-        room = Room("bench", "computer", clock=time.monotonic,
-                    new_seed=lambda seed=party_seed: seed, policy=timed, computer_delay=0,
-                    max_connections_per_seat=1, listeners=[])
+        room = Room("bench", "computer", RoomSetup(
+            clock=time.monotonic, new_seed=lambda seed=party_seed: seed,
+            new_pack=lambda: None, policy=timed, max_connections_per_seat=1))
         seat = room.computer
         assert seat is not None
         person = random_policy(random.Random(rng.getrandbits(64)))

@@ -1,0 +1,278 @@
+"""Learning at the table (issue 26): a hint when a seat asks, the review of each deal once
+it is over, and the record of the partie, for one room.
+
+`Teacher` is the process's pool of teaching workers (made on first use; none: worked
+out in the event loop, for tests), apart from the computer's so a hint never delays a
+computer's move. `Coach` is a room's: it keeps the partie's entries as stored (the
+record and the reviews are worked out from them, from the seat's own views), answers a
+seat's `hint` and `review` messages on that seat's socket only, and works out each
+person's review when a deal ends. Nothing here changes the partie or tells the other
+seat anything: not even that a hint was asked for (DESIGN.md, "Learning at the table").
+
+Hints are offered to the person at a computer table, and to both seats of a practice
+table (a friend's table made so, which both seats and any watcher are told of); never
+at a friend's table otherwise, and never to a watcher.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import multiprocessing
+import os
+from collections.abc import Callable
+from concurrent.futures import Executor, ProcessPoolExecutor
+from typing import Any, Protocol, TypeVar
+
+import orjson
+
+import engine
+from app import lessons
+from app.computer_seat import COMPUTER_SEAT
+from app.connection import Connection
+from app.lessons import Start
+from app.protocol import ErrorCode, HintMessage, Level, Opponent, ReviewMessage
+from app.store import Change, Entry, encode_entry
+from app.workerlife import die_with_parent
+
+log = logging.getLogger("piquet.coach")
+T = TypeVar("T")
+
+# Reviews kept per room (a partie has six deals, eight at most, for each of two seats).
+KEPT_REVIEWS = 20
+# Reviews worked out as deals end, waiting for a worker, across the process: beyond
+# this, a deal's review waits until its seat asks for it.
+EAGER_QUEUE = 64
+
+
+class Teacher:
+    """Where hints, reviews and records are worked out: `workers` processes, made on first
+    use (0: in the event loop)."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self._pool: Executor | None = None
+        self.pending = 0  # reviews worked out as deals ended, not yet done
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        if self.workers <= 0:
+            return fn(*args)
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                self.workers, mp_context=multiprocessing.get_context("spawn"),
+                initializer=die_with_parent, initargs=(os.getpid(),))
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._pool, functools.partial(fn, *args))
+
+    def stop(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+
+class Table(Protocol):
+    """What the coach needs of its room (app/room.py's Room)."""
+
+    room_id: str
+    state: engine.State
+    version: int
+    opponent: Opponent
+    level: Level | None
+    practice: bool
+    closed: bool
+
+    def seat_connections(self, seat: int) -> list[Connection]: ...
+
+    def refuse(self, conn: Connection, code: ErrorCode, message: str) -> None: ...
+
+
+class Coach:
+    __slots__ = ("_asking", "_reviewing", "_tasks", "entries", "reviews", "room", "start",
+                 "teacher")
+
+    def __init__(self, room: Table, teacher: Teacher, start: Start) -> None:
+        self.room = room
+        self.teacher = teacher
+        self.start = start
+        self.entries: list[str] = []  # this match's, encoded as stored
+        self.reviews: dict[tuple[int, int], dict[str, Any]] = {}  # (seat, deal) -> review
+        self._asking: set[int] = set()  # seats with a hint on its way
+        self._reviewing: dict[tuple[int, int], asyncio.Future[dict[str, Any]]] = {}
+        self._tasks: set[asyncio.Task[None]] = set()  # answers being worked out
+
+    def answer(self, conn: Connection, message: HintMessage | ReviewMessage) -> None:
+        """A seat's `hint` or `review` message, answered by a task of its own: its socket
+        goes on reading meanwhile (a move is not held up behind a hint)."""
+        if isinstance(message, HintMessage):
+            work = self.hint(conn, message.version)
+        else:
+            work = self.review(conn, message.deal)
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # --- what the partie was -----------------------------------------------------------
+
+    def note(self, change: Change) -> None:
+        """A change was stored: an entry of this match, or a new match."""
+        if change.kind == "action":
+            assert change.entry is not None
+            self.entries.append(encode_entry(change.entry))
+        elif change.kind == "match":
+            self.start = Start(change.seed, change.first_dealer, change.first_pack)
+            self.entries = []
+            self.reviews = {}
+            self._reviewing = {}
+
+    def resume(self, start: Start, entries: list[Entry]) -> None:
+        """The match as loaded from the store."""
+        self.start = start
+        self.entries = [encode_entry(e) for e in entries]
+
+    def names(self) -> list[str]:
+        room = self.room
+        if room.opponent == "computer":
+            return ["Host", f"Computer ({room.level})"]
+        return ["Host", "Guest"]
+
+    def people(self) -> list[int]:
+        """The seats held by people (a computer table: the host's)."""
+        return [0] if self.room.opponent == "computer" else [0, 1]
+
+    def hints_for(self, seat: int) -> bool:
+        """May this seat ask for hints here?"""
+        room = self.room
+        if room.opponent == "computer":
+            return seat == 1 - COMPUTER_SEAT
+        return room.practice and seat in (0, 1)
+
+    # --- a hint ------------------------------------------------------------------------
+
+    async def hint(self, conn: Connection, version: int) -> None:
+        """A seat asks what the strong level would do now, from its own view: the answer
+        goes to this socket only, and nothing of the partie changes."""
+        room, seat = self.room, conn.seat
+        if not self.hints_for(seat):
+            why = ("Hints are for the person at a computer table, and for both seats of "
+                   "a practice table.")
+            room.refuse(conn, "not_allowed", why)
+            return
+        if version != room.version:
+            room.refuse(conn, "stale_version",
+                        f"Asked on version {version}; the table is at version {room.version}.")
+            return
+        if seat in self._asking:
+            room.refuse(conn, "busy", "A hint is on its way; one at a time.")
+            return
+        view = engine.view(room.state, seat, log=False)
+        if not view["legal"]:
+            room.refuse(conn, "not_allowed", "There is nothing for you to decide just now.")
+            return
+        self._asking.add(seat)
+        try:
+            advice = await self.teacher.run(lessons.hint_for, view)
+        except ValueError as exc:
+            room.refuse(conn, "not_allowed", f"No hint here: {exc}.")
+            return
+        except Exception:
+            log.exception("hint failed room=%s seat=%d", room.room_id, seat)
+            room.refuse(conn, "internal", "The hint could not be worked out; nothing changed.")
+            return
+        finally:
+            self._asking.discard(seat)
+        conn.send(orjson.dumps({"type": "hint", "version": version,
+                                "hint": advice}).decode())
+
+    # --- reviews -------------------------------------------------------------------------
+
+    def deal_ended(self, deal: int, partie_over: bool) -> None:
+        """A deal is over. At a computer table or a practice table, each person's review
+        is worked out now, in the workers, and sent to that seat when ready (the page says
+        it is coming until then); at a friend's table, when a seat asks for it. (So a
+        server holding thousands of friends' tables does not review every deal.)"""
+        if not (self.room.opponent == "computer" or self.room.practice):
+            return
+        if self.teacher.pending >= EAGER_QUEUE:
+            return  # busy: asked for, it comes then
+        for seat in self.people():
+            self._review_soon(seat, deal)
+            if partie_over:
+                self._review_soon(seat, 0)
+
+    def _review_soon(self, seat: int, deal: int) -> asyncio.Future[dict[str, Any]]:
+        key = (seat, deal)
+        running = self._reviewing.get(key)
+        if running is not None:
+            return running
+        task = asyncio.ensure_future(self._work_out(seat, deal))
+        self._reviewing[key] = task
+        self.teacher.pending += 1
+
+        def done(task: asyncio.Future[dict[str, Any]]) -> None:
+            self.teacher.pending -= 1
+            if task.cancelled() or task.exception() is not None:
+                self._reviewing.pop(key, None)  # asked again, it is tried again
+                if not task.cancelled():
+                    log.error("review failed room=%s seat=%d deal=%d: %r",
+                              self.room.room_id, seat, deal, task.exception())
+
+        task.add_done_callback(done)
+        return task
+
+    async def _work_out(self, seat: int, deal: int) -> dict[str, Any]:
+        entries, start = list(self.entries), self.start
+        if deal == 0:
+            review = await self.teacher.run(lessons.partie_summary, start, entries, seat,
+                                            self.names())
+        else:
+            review = await self.teacher.run(lessons.review_for, start, entries, seat, deal,
+                                            self.names())
+        if self.start is start:  # (a new match meanwhile: this review is of no table now)
+            if len(self.reviews) >= KEPT_REVIEWS:
+                self.reviews.pop(next(iter(self.reviews)))
+            self.reviews[(seat, deal)] = review
+            self._send(seat, deal, review)
+        return review
+
+    def _send(self, seat: int, deal: int, review: dict[str, Any] | None) -> None:
+        text = orjson.dumps({"type": "review", "deal": deal, "ready": review is not None,
+                             "review": review}).decode()
+        for conn in self.room.seat_connections(seat):
+            conn.send(text)
+
+    async def review(self, conn: Connection, deal: int) -> None:
+        """A seat asks for a deal's review (0: the partie's summary), say after coming
+        back: the review if it is ready, else word that it is coming, then it."""
+        room, seat = self.room, conn.seat
+        if seat not in self.people():
+            room.refuse(conn, "not_allowed", "Reviews are for the seats' own decisions.")
+            return
+        over = room.state.deal_number > deal or room.state.step in (
+            engine.Step.DEAL_OVER, engine.Step.PARTIE_OVER)
+        if deal == 0:
+            over = room.state.step is engine.Step.PARTIE_OVER
+        if deal < 0 or deal > room.state.deal_number or not over:
+            room.refuse(conn, "not_allowed", f"Deal {deal} is not over yet." if deal else
+                        "The partie is not over yet.")
+            return
+        done = self.reviews.get((seat, deal))
+        if done is not None:
+            conn.send(orjson.dumps({"type": "review", "deal": deal, "ready": True,
+                                    "review": done}).decode())
+            return
+        conn.send(orjson.dumps({"type": "review", "deal": deal, "ready": False,
+                                "review": None}).decode())
+        try:
+            await self._review_soon(seat, deal)
+        except Exception:
+            log.exception("review failed room=%s seat=%d deal=%d", room.room_id, seat, deal)
+            room.refuse(conn, "internal", "The review could not be worked out.")
+
+    # --- the record ----------------------------------------------------------------------
+
+    async def record(self, seat: int | None, meta: dict[str, Any]) -> bytes:
+        """The record of the partie so far, as `seat` saw it (None: a watcher's)."""
+        reviews = {deal: r for (s, deal), r in self.reviews.items() if s == seat and deal}
+        return await self.teacher.run(lessons.record_json, self.start, list(self.entries),
+                                      seat, self.names(), meta, reviews)
