@@ -63,8 +63,12 @@ export class TableSocket {
     clearTimeout(this.retryTimer);
     this.retryTimer = null;
     let ws;
+    // Coming back, say which version was last shown (with its receipt), so a table whose
+    // store lost it is found out instead of showing an older one (docs/protocol.md).
+    const seen = this.on.seen ? this.on.seen() : null;
+    const url = seen ? `${this.url}${this.url.includes("?") ? "&" : "?"}seen=${seen}` : this.url;
     try {
-      ws = new WebSocket(this.url);
+      ws = new WebSocket(url);
     } catch (err) {
       this.scheduleRetry();
       return;

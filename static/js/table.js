@@ -35,6 +35,8 @@ const watchQuery = root.dataset.seat === "watch" ? "?watch=1" : "";
 const socket = new TableSocket(`/ws/${encodeURIComponent(root.dataset.roomId)}${watchQuery}`, {
   message: onMessage,
   status: onStatus,
+  seen: () => (ui.lastState && ui.lastState.room.receipt
+    ? `${ui.lastState.version}.${ui.lastState.room.receipt}` : null),
 });
 // For debugging from the console (and the reconnect test); holds nothing secret.
 window.piquetTable = { socket, ui };

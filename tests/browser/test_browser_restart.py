@@ -3,6 +3,7 @@ stops rather than reconnecting in a loop (4404, 4409, 4410; docs/protocol.md).""
 
 from __future__ import annotations
 
+import re
 import socket
 from pathlib import Path
 
@@ -160,6 +161,9 @@ def test_a_server_process_replaced_mid_deal_and_the_page_carries_on(
             assert seat.hand() == hand
         assert not seat.page.locator("#conn-banner").is_visible()
         assert new.rooms() == 1
+        # Coming back, the page said which version it was last shown, with its receipt
+        # (so a store that had lost it would be found out: tests/app/test_store_faults.py).
+        assert re.search(r"/ws/[\w-]+\?seen=\d+\.[0-9a-f]{24}", new.log()), new.log()[-2000:]
 
         # It carries on: the person plays and the computer answers, through the new one.
         seat.play_until(lambda a: int(a.get("version", "0")) >= version + 6)
