@@ -23,7 +23,7 @@ from app.computer_seat import Policy
 from app.protocol import CLOSE_GOING_AWAY
 from app.redis_store import make_store
 from app.registry import RoomRegistry, random_seed
-from app.room import Clock, PackSource, RoomSetup, SeedSource, secure_pack
+from app.room_setup import Clock, PackSource, RoomSetup, SeedSource, secure_pack
 from app.runtime import LoopMonitor, collect_on_a_clock, settle_collector
 from app.security import ClientLimits, Guard
 from app.settings import Settings

@@ -15,7 +15,8 @@ import engine
 from app.computer_seat import COMPUTER_SEAT
 from app.lessons import Start
 from app.protocol import CLOSE_ROOM_EXPIRED, Level, Opponent
-from app.room import DEALT_AGAIN, TABLE, Room, RoomSetup, new_token
+from app.room import DEALT_AGAIN, TABLE, Room
+from app.room_setup import RoomSetup, new_token
 from app.store import StoreError, hash_token
 
 log = logging.getLogger("piquet.rooms")

@@ -15,14 +15,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Callable
-from concurrent.futures import Executor
-from dataclasses import dataclass, field
 from typing import Any
 
 import engine
-from app.coach import Coach, Teacher
-from app.computer_seat import COMPUTER_SEAT, ComputerSeat, Policy
+from app.coach import Coach
+from app.computer_seat import COMPUTER_SEAT, ComputerSeat
 from app.connection import Connection
 from app.journal import Journal
 from app.lessons import Start
@@ -35,12 +32,11 @@ from app.protocol import (
     NewMatchMessage,
     Opponent,
 )
+from app.room_setup import RoomSetup, new_token, secure_pack
 from app.room_talk import WATCHER, RoomTalk, Seat
 from app.store import (
     Change,
     Entry,
-    Pack,
-    RoomStore,
     SeatTaken,
     StoredRoom,
     StoreError,
@@ -51,13 +47,6 @@ from app.store import (
 )
 
 log = logging.getLogger("piquet.rooms")
-
-Clock = Callable[[], float]
-SeedSource = Callable[[], int]
-# A new deal's pack, drawn when it is dealt; None: the engine's own, from the partie's
-# seed (tests and tools that fix the deals by seed).
-PackSource = Callable[[], Pack | None]
-ChangeListener = Callable[["Room"], None]
 
 # The actions that deal a hand, and so bring a pack with them.
 DEALING = frozenset({"choose_dealer", "next_deal"})
@@ -70,47 +59,11 @@ STARTED_AGAIN = ("The table's store lost a move both seats had been shown. So th
 
 
 
-def new_token() -> str:
-    return secrets.token_urlsafe(24)  # 192 bits; DESIGN.md asks >= 128
-
-
-def secure_pack() -> Pack:
-    """A pack shuffled from the operating system's secure source, drawn as it is dealt."""
-    deck = [c.code for c in engine.DECK]
-    secrets.SystemRandom().shuffle(deck)
-    return tuple(deck)
-
-
 # A table whose state has not changed for this long drops its views' working (Room._trim).
 TRIM_SECONDS = 2.0
 
 
 _OVER = (engine.Step.DEAL_OVER, engine.Step.PARTIE_OVER)
-
-
-@dataclass(slots=True)
-class RoomSetup:
-    """What every room of a registry is made with (the registry's settings and pools)."""
-
-    clock: Clock
-    new_seed: SeedSource
-    new_pack: PackSource = secure_pack
-    max_connections_per_seat: int = 4
-    # Called with a room when it is made and after every change (tests).
-    listeners: list[ChangeListener] = field(default_factory=list)
-    store: RoomStore | None = None
-    # The computer seat: its policy (None: its level's), its waits, where good and
-    # strong think (the registry's pool, made on first use), and strong's pace.
-    policy: Policy | None = None
-    computer_delay: float = 0.0
-    computer_exchange_delay: float = 0.0
-    computer_lead_delay: float = 0.0
-    computer_trick_hold: float = 0.0
-    computer_declare_delay: float | None = None
-    computer_pace: float = 0.0
-    workers: Callable[[], Executor | None] | None = None
-    # Where hints, reviews and records are worked out (app/coach.py).
-    teacher: Teacher = field(default_factory=lambda: Teacher(0))
 
 
 class Room(RoomTalk):

@@ -24,7 +24,8 @@ from tablekit import (
 import engine
 from app.connection import Connection
 from app.protocol import ActionMessage
-from app.room import Room, RoomSetup
+from app.room import Room
+from app.room_setup import RoomSetup
 from app.store import hash_token
 from engine.computer import choose
 

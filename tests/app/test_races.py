@@ -29,7 +29,8 @@ from tablekit import (
 import engine
 from app.connection import PING_TEXT, Connection
 from app.protocol import ActionMessage, NewMatchMessage
-from app.room import Room, RoomSetup
+from app.room import Room
+from app.room_setup import RoomSetup
 from app.store import hash_token
 
 Json = dict[str, Any]

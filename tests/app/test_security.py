@@ -33,6 +33,7 @@ from tablekit import (
 
 import app.registry
 import app.room
+import app.room_setup
 from app.registry import RoomRegistry
 from app.room_talk import REMEMBERED_IDS, Seat
 from app.settings import ROOT
@@ -255,7 +256,7 @@ def test_ids_and_tokens_come_from_secrets(monkeypatch: pytest.MonkeyPatch) -> No
 
     monkeypatch.setattr(app.room.secrets, "token_urlsafe", spy)
     assert len(app.registry.new_room_id()) >= 11 and asked[-1] * 8 >= 64
-    assert len(app.room.new_token()) >= 22 and asked[-1] * 8 >= 128
+    assert len(app.room_setup.new_token()) >= 22 and asked[-1] * 8 >= 128
 
 
 # --- memory stays bounded ----------------------------------------------------------------

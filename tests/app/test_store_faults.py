@@ -32,7 +32,7 @@ from app.protocol import ComputerSeatMessage
 from app.redis_scripts import actions_key, room_key
 from app.redis_store import RedisStore
 from app.registry import RoomRegistry, random_seed
-from app.room import RoomSetup
+from app.room_setup import RoomSetup
 from app.store import (
     Change,
     MemoryStore,

@@ -20,7 +20,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import engine
-from app.room import Room, RoomSetup
+from app.room import Room
+from app.room_setup import RoomSetup
 from engine.computer import choose
 from engine.selfplay import random_policy
 from engine.state import Step
