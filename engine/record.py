@@ -38,7 +38,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from engine.actions import Action, Call, Discard, parse_action
+from engine.actions import Action, Answer, Call, Discard, parse_action
 from engine.cards import sort_hand
 from engine.rules import apply
 from engine.state import State, Step
@@ -124,6 +124,8 @@ class RecordBuilder:
             return a.to_json()
         if isinstance(a, Discard):
             return {"type": "discard", "count": len(a.cards)}
+        if isinstance(a, Answer):  # which equal call she named is hers until shown
+            return {"type": "answer", "reply": a.reply}
         if isinstance(a, Call):
             category = a.category.word
             d = next(x for x in after["declarations"] if x["category"] == category)
@@ -278,7 +280,10 @@ RECORD_SCHEMA: dict[str, Any] = {
                 _action("call", {"category": {"enum": ["point", "sequence", "set"]},
                                  "told": {"$ref": "#/$defs/told"}}),
                 _action("pass", {}),
-                _action("answer", {"reply": {"enum": ["good", "not_good", "equal"]}}),
+                # Equal at a call's last stage names the tied call (its cards): in the
+                # answering seat's own record only.
+                _action("answer", {"reply": {"enum": ["good", "not_good", "equal"]}},
+                        {"cards": _CARDS}),
                 _action("play", {"card": {"$ref": "#/$defs/card"}}),
                 _action("see", {"combo": {"type": "integer", "minimum": 0}}),
                 _action("next_deal", {}),
@@ -327,7 +332,7 @@ def check(record: Any) -> None:
             if own and ("count" in action or "told" in action):
                 raise RecordError(f"{where}.action: the seat's own {action['type']} must "
                                   f"be whole, not as told: {_quote(action)}")
-            if not own and action["type"] in ("discard", "call") and "cards" in action:
+            if not own and action["type"] in ("discard", "call", "answer") and "cards" in action:
                 raise RecordError(f"{where}.action: seat {step['actor']}'s {action['type']} "
                                   f"names cards this record's seat never saw: "
                                   f"{_quote(action)}")

@@ -40,8 +40,7 @@ from typing import Any
 from engine.cards import CARD_NAMES
 from engine.computer import strong
 from engine.computer.advice import canonical, discard_label, entry_label, keeps_words, shorts
-from engine.computer.good import view_rng
-from engine.computer.knowledge import CARD_OF, PIPS, SUIT_MASK, bits, know, mask
+from engine.computer.knowledge import CARD_OF, PIPS, SUIT_MASK, bits, know, mask, view_rng
 from engine.computer.sampler import sample_hands
 from engine.computer.solver import Solver
 

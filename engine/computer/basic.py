@@ -171,7 +171,7 @@ def _answer(view: View, legal: list[Action]) -> Action:
             # of them, drawn (seeded from the view), so the suit it shows tells no more
             # than that it held that one (the first in suit order would tell elder it
             # held none in an earlier suit).
-            from engine.computer.good import view_rng  # (good imports this module)
+            from engine.computer.knowledge import view_rng
 
             return _bare(view_rng(view, "equal").choice(offered))
         if offered:

@@ -27,9 +27,6 @@ card played, how many the opponent took, the suits she has shown out of), and:
 
 from __future__ import annotations
 
-import hashlib
-import json
-import random
 from collections.abc import Callable
 from itertools import combinations
 from typing import Any
@@ -46,18 +43,11 @@ from engine.computer.knowledge import (
     know,
     mask,
     suit_tricks,
+    view_rng,
 )
 
 Action = dict[str, Any]
 View = dict[str, Any]
-
-
-def view_rng(view: View, salt: str = "") -> random.Random:
-    """A generator seeded from the view itself: the same view, the same numbers."""
-    data = {k: v for k, v in view.items() if k != "log"}
-    digest = hashlib.blake2b((salt + json.dumps(data, sort_keys=True)).encode(),
-                             digest_size=8).digest()
-    return random.Random(int.from_bytes(digest, "big"))
 
 
 def choose(view: View, press_next_deal: bool = False) -> Action:

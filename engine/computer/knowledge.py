@@ -10,6 +10,9 @@ mask and a higher bit within it is a higher card (the solver's representation).
 
 from __future__ import annotations
 
+import hashlib
+import json
+import random
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -306,3 +309,11 @@ def suit_tricks(suit: int) -> float:
     if n >= 5:
         t += 0.6 * (n - 4)
     return min(t, n)
+
+
+def view_rng(view: dict[str, Any], salt: str = "") -> random.Random:
+    """A generator seeded from the view itself: the same view, the same numbers."""
+    data = {k: v for k, v in view.items() if k != "log"}
+    digest = hashlib.blake2b((salt + json.dumps(data, sort_keys=True)).encode(),
+                             digest_size=8).digest()
+    return random.Random(int.from_bytes(digest, "big"))

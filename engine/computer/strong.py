@@ -32,7 +32,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from engine.computer import basic, good
-from engine.computer.good import _candidates, hand_value, view_rng
+from engine.computer.good import _candidates, hand_value
 from engine.computer.knowledge import (
     CARD_OBJ,
     CARD_OF,
@@ -43,6 +43,7 @@ from engine.computer.knowledge import (
     know,
     mask,
     suit_tricks,
+    view_rng,
 )
 from engine.computer.sampler import sample_before_exchange, sample_hands
 from engine.computer.solver import Solver

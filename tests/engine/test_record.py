@@ -258,3 +258,29 @@ def test_the_seats_own_call_is_recorded_as_the_table_read_it() -> None:
     record = record_from_states(elder, ["A", "B"], start, [*steps, (elder, sent, after)])
     assert record["deals"][-1]["steps"][-1]["action"] == {
         "type": "call", "category": entry["category"], "cards": entry["cards"]}
+
+
+def test_which_equal_call_she_named_is_in_her_record_only() -> None:
+    """Equal at a call's last stage names her call (its cards, her choice: issue 25); the
+    table hears "Equal", so elder's record holds the answer as said, and hers whole."""
+    from tests.engine.kit import ELDER, YOUNGER, say
+    from tests.engine.moves import equal_points
+
+    start = equal_points()
+    s = say(start, ELDER, "Point of five")
+    s = say(s, YOUNGER, "Equal")
+    answer = next(a for a, label in engine.legal(s, YOUNGER) if label.startswith("Equal:"))
+    after = engine.apply(s, YOUNGER, answer)
+    records = {}
+    for seat in (ELDER, YOUNGER):
+        builder = RecordBuilder(seat, ["Host", "Guest"])
+        builder.start(s)
+        builder.add(YOUNGER, answer.to_json(), after)
+        records[seat] = loads(dumps(builder.record()))
+    said = {seat: r["deals"][-1]["steps"][-1]["action"] for seat, r in records.items()}
+    assert said[ELDER] == {"type": "answer", "reply": "equal"}
+    assert said[YOUNGER]["cards"] == answer.to_json()["cards"]
+    leaked = copy.deepcopy(records[ELDER])
+    leaked["deals"][-1]["steps"][-1]["action"]["cards"] = said[YOUNGER]["cards"]
+    with pytest.raises(RecordError, match="cards"):
+        loads(dumps(leaked))
