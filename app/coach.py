@@ -34,7 +34,7 @@ from app.connection import Connection
 from app.lessons import Start
 from app.protocol import ErrorCode, HintMessage, Level, Opponent, ReviewMessage
 from app.store import Change, Entry, encode_entry
-from app.workerlife import die_with_parent
+from app.workerlife import teaching_worker
 
 log = logging.getLogger("piquet.coach")
 T = TypeVar("T")
@@ -61,7 +61,7 @@ class Teacher:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(
                 self.workers, mp_context=multiprocessing.get_context("spawn"),
-                initializer=die_with_parent, initargs=(os.getpid(),))
+                initializer=teaching_worker, initargs=(os.getpid(),))
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._pool, functools.partial(fn, *args))
 

@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
 from collections.abc import Awaitable, Callable
-from concurrent.futures import Executor
 from typing import Any, Protocol
 
 import engine
 from app.protocol import ComputerLevel
 from app.store import Entry, StoreError, StoreUnknown, VersionConflict
+from app.thinking import Thinking
 
 log = logging.getLogger("piquet.rooms")
 
@@ -64,7 +63,7 @@ class ComputerSeat:
     it never presses "Deal next hand": the person moves on when ready. It runs as
     a task so the person's action is answered at once; its moves come after.
 
-    Its level decides in `executor` (a process pool: thinking never holds the event
+    Its level decides in `thinking` (a process pool: thinking never holds the event
     loop), except basic, whose decision takes microseconds. Each move comes a fixed
     time after the change it answers -- the delay, or the level's pace when longer,
     or the exchange delay -- however long the thinking took, so the pace tells
@@ -82,7 +81,7 @@ class ComputerSeat:
         declare_delay: float | None = None,
         *,
         level: ComputerLevel = "basic",
-        executor: Executor | None = None,
+        thinking: Thinking | None = None,
         pace: float = 0.0,
     ) -> None:
         self.room = room
@@ -93,7 +92,7 @@ class ComputerSeat:
         self.lead_delay = lead_delay
         self.trick_hold = trick_hold
         self.declare_delay = declare_delay
-        self.executor = executor
+        self.thinking = thinking
         self.pace = pace if level == "strong" else 0.0  # good: its worst fits the delay
         self._task: asyncio.Task[None] | None = None
         # What waits out `pace`: tests replace it to see the wait asked for, or to hold it.
@@ -167,16 +166,14 @@ class ComputerSeat:
     @property
     def thinks_apart(self) -> bool:
         """Good and strong think in a worker process, off the event loop."""
-        return self._policy is None and self.executor is not None and self.level != "basic"
+        return self._policy is None and self.thinking is not None and self.level != "basic"
 
-    async def _decide(self, view: dict[str, Any]) -> dict[str, Any]:
-        """The level's decision, in a worker process when it `thinks_apart`."""
-        if self.thinks_apart:
-            from engine.computer import decide
-
-            loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(
-                self.executor, functools.partial(decide, self.level, view))
+    async def _decide(self, view: dict[str, Any], due: float) -> dict[str, Any]:
+        """The level's decision, in a worker process when it `thinks_apart` (first among
+        the decisions waiting there if its move is due first: app/thinking.py)."""
+        if self.thinking is not None and self.thinks_apart:
+            action: dict[str, Any] = await self.thinking.decide(self.level, view, due)
+            return action
         return self.policy(view)
 
     def poke(self) -> None:
@@ -244,7 +241,7 @@ class ComputerSeat:
             wait = self.pause(todo)
             started = loop.time()
             try:
-                action = await self._decide(todo)
+                action = await self._decide(todo, started + wait)
             except Exception:
                 # A bug in the policy: stop rather than loop; the person can start anew.
                 log.exception("computer seat failed room=%s", room.room_id)

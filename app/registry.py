@@ -18,6 +18,7 @@ from app.protocol import CLOSE_ROOM_EXPIRED, Level, Opponent
 from app.room import DEALT_AGAIN, TABLE, Room
 from app.room_setup import RoomSetup, new_token
 from app.store import StoreError, hash_token
+from app.thinking import Thinking
 
 log = logging.getLogger("piquet.rooms")
 
@@ -76,7 +77,7 @@ class RoomRegistry:
         self.held: dict[str, set[str]] = {}
         self._workers = workers
         self._worker_count = worker_count
-        self._executor: Executor | None = None
+        self._executor: Thinking | None = None
         self.idle_seconds = idle_seconds
         self.unused_seconds = idle_seconds if unused_seconds is None else min(
             unused_seconds, idle_seconds)
@@ -93,21 +94,22 @@ class RoomRegistry:
         # either per action means the proxy does not route by room (docs/operating.md).
         self.moved = {"loaded": 0, "let_go": 0}
 
-    def executor(self) -> Executor | None:
-        """The worker pool, made (and its workers started, so that no decision waits on
-        their start) the first time it is asked for; None without one."""
+    def executor(self) -> Thinking | None:
+        """Where the good and strong levels think: the worker pool (app/thinking.py),
+        made, and its workers started so that no decision waits on their start, the first
+        time it is asked for; None without one."""
         if self._executor is None and self._workers is not None:
             from engine.computer import warm
 
-            self._executor = self._workers()
+            self._executor = Thinking(self._workers(), self._worker_count)
             for _ in range(self._worker_count):
-                self._executor.submit(warm)
+                self._executor.warm(warm)
         return self._executor
 
     def stop_workers(self) -> None:
         self.setup.teacher.stop()
         if self._executor is not None:
-            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor.shutdown()
             self._executor = None
 
     def __len__(self) -> int:

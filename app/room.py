@@ -120,12 +120,12 @@ class Room(RoomTalk):
 
     def _computer_seat(self, level: Level) -> ComputerSeat:
         setup = self.setup
-        executor = (setup.workers() if setup.workers is not None and level != "basic"
+        thinking = (setup.workers() if setup.workers is not None and level != "basic"
                     else None)
         return ComputerSeat(self, setup.policy, setup.computer_delay,
                             setup.computer_exchange_delay, setup.computer_lead_delay,
                             setup.computer_trick_hold, setup.computer_declare_delay,
-                            level=level, executor=executor, pace=setup.computer_pace)
+                            level=level, thinking=thinking, pace=setup.computer_pace)
 
     def seat_connections(self, seat: int) -> list[Connection]:
         return self.seats[seat].connections

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
-from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +14,7 @@ import engine
 from app.coach import Teacher
 from app.computer_seat import Policy
 from app.store import Pack, RoomStore
+from app.thinking import Thinking
 
 Clock = Callable[[], float]
 SeedSource = Callable[[], int]
@@ -55,6 +55,6 @@ class RoomSetup:
     computer_trick_hold: float = 0.0
     computer_declare_delay: float | None = None
     computer_pace: float = 0.0
-    workers: Callable[[], Executor | None] | None = None
+    workers: Callable[[], Thinking | None] | None = None
     # Where hints, reviews and records are worked out (app/coach.py).
     teacher: Teacher = field(default_factory=lambda: Teacher(0))

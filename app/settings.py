@@ -6,6 +6,7 @@ The README lists every variable; keep the two in step.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import urlsplit
@@ -38,9 +39,11 @@ class Settings(BaseSettings):
     # (at most its usual pace): every deal alike, and longer than any level's decision.
     computer_declare_delay: Annotated[float, Field(ge=0)] = 0.5
     # The good and strong levels think in this many worker processes (0: in the event
-    # loop, for tests), and move at this fixed pace (seconds after the change they
+    # loop, for tests; by default, one a CPU core), fed earliest deadline first
+    # (app/thinking.py), and move at this fixed pace (seconds after the change they
     # answer), at least their worst decision on one core, so the pace tells nothing.
-    computer_workers: Annotated[int, Field(ge=0)] = 1
+    computer_workers: Annotated[int, Field(ge=0)] = Field(
+        default_factory=lambda: os.cpu_count() or 1)
     # Processes where hints, reviews and records are worked out (app/coach.py), apart
     # from the computer's (0: in the event loop, for tests).
     teaching_workers: Annotated[int, Field(ge=0)] = 1

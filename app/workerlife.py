@@ -31,3 +31,12 @@ def die_with_parent(server: int, interval: float = 0.5) -> None:
         os._exit(0)
 
     threading.Thread(target=watch, name="die-with-parent", daemon=True).start()
+
+
+def teaching_worker(server: int) -> None:
+    """A teaching worker's initializer (app/coach.py): as `die_with_parent`, and a lower
+    priority, so that reviews worked out as deals end never take the CPU from the
+    computer's moves or the event loop (its hints still come within their time when the
+    computer is not thinking)."""
+    die_with_parent(server)
+    os.nice(10)

@@ -66,10 +66,40 @@ def test_good_and_strong_think_in_the_worker_pool(templates_dir: object, name: s
         made = client.post("/api/rooms", json={"opponent": "computer", "level": name}).json()
         room = room_of(client, made["room_id"])
         assert room.computer is not None
-        assert isinstance(room.computer.executor, ProcessPoolExecutor)
+        thinking = room.computer.thinking
+        assert thinking is not None and isinstance(thinking.pool, ProcessPoolExecutor)
         person = SeatSocket(client, made["room_id"], made["token"])
         person.connect()
         play_computer_partie(person, random.Random(3),
                              until=lambda view: view["step"] == "deal_over")
         assert person.view["tricks_won"][0] + person.view["tricks_won"][1] == 12
-        assert room.computer.executor._processes  # the pool has a worker: it thought there
+        assert thinking.pool._processes  # type: ignore[attr-defined]  # it thought there
+
+
+def test_the_pool_takes_the_decision_due_first() -> None:
+    """Decisions wait for a worker by the moment their move is due, not by arrival: a
+    good table's decision due soon is not held behind strong tables' due later (issue
+    25). One worker, held busy; three decisions queued, the latest due first in."""
+    import asyncio
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from app.thinking import Thinking
+
+    started: list[float] = []
+    gate = threading.Event()
+
+    async def scenario() -> None:
+        thinking = Thinking(ThreadPoolExecutor(1), 1)
+        now = asyncio.get_running_loop().time()
+        busy = asyncio.ensure_future(thinking.run(gate.wait, now))
+        queued = [asyncio.ensure_future(thinking.run(lambda d=d: started.append(d), now + d))
+                  for d in (3.0, 2.0, 0.5)]
+        await asyncio.sleep(0.05)
+        assert started == [] and thinking.running == 1
+        gate.set()
+        await asyncio.gather(busy, *queued)
+        thinking.shutdown()
+
+    asyncio.run(scenario())
+    assert started == [0.5, 2.0, 3.0]  # earliest deadline first, whatever the arrival
