@@ -39,6 +39,9 @@ from app.workerlife import teaching_worker
 log = logging.getLogger("piquet.coach")
 T = TypeVar("T")
 
+# Hints and reviews being answered, across the process (kept, so none is collected).
+_ANSWERING: set[asyncio.Task[None]] = set()
+
 # Reviews kept per room (a partie has six deals, eight at most, for each of two seats).
 KEPT_REVIEWS = 20
 # Reviews worked out as deals end, waiting for a worker, across the process: beyond
@@ -88,18 +91,19 @@ class Table(Protocol):
 
 
 class Coach:
-    __slots__ = ("_asking", "_reviewing", "_tasks", "entries", "reviews", "room", "start",
-                 "teacher")
+    # Slots, and what only a few rooms ever need made when first needed: a server holds
+    # thousands of these (docs/reliability.md, memory per room).
+    __slots__ = ("_asking", "_reviewing", "entries", "reviews", "room", "start", "teacher")
 
     def __init__(self, room: Table, teacher: Teacher, start: Start) -> None:
         self.room = room
         self.teacher = teacher
         self.start = start
         self.entries: list[str] = []  # this match's, encoded as stored
-        self.reviews: dict[tuple[int, int], dict[str, Any]] = {}  # (seat, deal) -> review
-        self._asking: set[int] = set()  # seats with a hint on its way
-        self._reviewing: dict[tuple[int, int], asyncio.Future[dict[str, Any]]] = {}
-        self._tasks: set[asyncio.Task[None]] = set()  # answers being worked out
+        # (seat, deal) -> its review, once worked out; and those being worked out.
+        self.reviews: dict[tuple[int, int], dict[str, Any]] | None = None
+        self._reviewing: dict[tuple[int, int], asyncio.Future[dict[str, Any]]] | None = None
+        self._asking = 0  # seats with a hint on its way, a bit each
 
     def answer(self, conn: Connection, message: HintMessage | ReviewMessage) -> None:
         """A seat's `hint` or `review` message, answered by a task of its own: its socket
@@ -109,8 +113,8 @@ class Coach:
         else:
             work = self.review(conn, message.deal)
         task = asyncio.ensure_future(work)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        _ANSWERING.add(task)
+        task.add_done_callback(_ANSWERING.discard)
 
     # --- what the partie was -----------------------------------------------------------
 
@@ -122,8 +126,8 @@ class Coach:
         elif change.kind == "match":
             self.start = Start(change.seed, change.first_dealer, change.first_pack)
             self.entries = []
-            self.reviews = {}
-            self._reviewing = {}
+            self.reviews = None
+            self._reviewing = None
 
     def resume(self, start: Start, entries: list[Entry]) -> None:
         """The match as loaded from the store."""
@@ -162,14 +166,14 @@ class Coach:
             room.refuse(conn, "stale_version",
                         f"Asked on version {version}; the table is at version {room.version}.")
             return
-        if seat in self._asking:
+        if self._asking & (1 << seat):
             room.refuse(conn, "busy", "A hint is on its way; one at a time.")
             return
         view = engine.view(room.state, seat, log=False)
         if not view["legal"]:
             room.refuse(conn, "not_allowed", "There is nothing for you to decide just now.")
             return
-        self._asking.add(seat)
+        self._asking |= 1 << seat
         try:
             advice = await self.teacher.run(lessons.hint_for, view)
         except ValueError as exc:
@@ -180,7 +184,7 @@ class Coach:
             room.refuse(conn, "internal", "The hint could not be worked out; nothing changed.")
             return
         finally:
-            self._asking.discard(seat)
+            self._asking &= ~(1 << seat)
         conn.send(orjson.dumps({"type": "hint", "version": version,
                                 "hint": advice}).decode())
 
@@ -202,6 +206,8 @@ class Coach:
 
     def _review_soon(self, seat: int, deal: int) -> asyncio.Future[dict[str, Any]]:
         key = (seat, deal)
+        if self._reviewing is None:
+            self._reviewing = {}
         running = self._reviewing.get(key)
         if running is not None:
             return running
@@ -212,7 +218,8 @@ class Coach:
         def done(task: asyncio.Future[dict[str, Any]]) -> None:
             self.teacher.pending -= 1
             if task.cancelled() or task.exception() is not None:
-                self._reviewing.pop(key, None)  # asked again, it is tried again
+                if self._reviewing is not None:
+                    self._reviewing.pop(key, None)  # asked again, it is tried again
                 if not task.cancelled():
                     log.error("review failed room=%s seat=%d deal=%d: %r",
                               self.room.room_id, seat, deal, task.exception())
@@ -229,6 +236,8 @@ class Coach:
             review = await self.teacher.run(lessons.review_for, start, entries, seat, deal,
                                             self.names())
         if self.start is start:  # (a new match meanwhile: this review is of no table now)
+            if self.reviews is None:
+                self.reviews = {}
             if len(self.reviews) >= KEPT_REVIEWS:
                 self.reviews.pop(next(iter(self.reviews)))
             self.reviews[(seat, deal)] = review
@@ -256,7 +265,7 @@ class Coach:
             room.refuse(conn, "not_allowed", f"Deal {deal} is not over yet." if deal else
                         "The partie is not over yet.")
             return
-        done = self.reviews.get((seat, deal))
+        done = None if self.reviews is None else self.reviews.get((seat, deal))
         if done is not None:
             conn.send(orjson.dumps({"type": "review", "deal": deal, "ready": True,
                                     "review": done}).decode())
@@ -273,6 +282,7 @@ class Coach:
 
     async def record(self, seat: int | None, meta: dict[str, Any]) -> bytes:
         """The record of the partie so far, as `seat` saw it (None: a watcher's)."""
-        reviews = {deal: r for (s, deal), r in self.reviews.items() if s == seat and deal}
+        reviews = {deal: r for (s, deal), r in (self.reviews or {}).items()
+                   if s == seat and deal}
         return await self.teacher.run(lessons.record_json, self.start, list(self.entries),
                                       seat, self.names(), meta, reviews)
