@@ -325,6 +325,7 @@ def start_server(port: int, rooms: int, log_path: Path,
         "PIQUET_RATE_LIMIT_BURST": "1000000",
         "PIQUET_MAX_ROOMS": str(rooms + 50),
         "PIQUET_ROOMS_BURST": str(rooms + 50),
+        "PIQUET_ROOMS_PER_ADDRESS": str(rooms + 50),  # every room from this one client
         "PIQUET_MAX_CONNECTIONS": str(2 * rooms + 1000),
         # A socket silent for 3 intervals is closed (4408). Sockets are read only during
         # play, and making 5,000 rooms takes up to ~2 minutes on a busy 2-core machine:
@@ -642,6 +643,7 @@ def start_parts(args: argparse.Namespace, tmp: Path, log_path: Path, port: int,
         for i in range(args.processes):
             app = App(tmp / f"app{i}.log", redis.url, PIQUET_LOG_LEVEL="warning",
                       PIQUET_MAX_ROOMS=str(args.rooms + 50),
+                      PIQUET_ROOMS_PER_ADDRESS=str(args.rooms + 50),
                       PIQUET_RATE_LIMIT_PER_SECOND="1000000",
                       PIQUET_RATE_LIMIT_BURST="1000000",
                       PIQUET_COLLECTOR_TUNING=str(not args.no_gc_tuning).lower())
