@@ -32,7 +32,6 @@ from app.redis_scripts import SCRIPTS, actions_key, room_key
 from app.store import (
     Change,
     HandOver,
-    Pack,
     RoomStore,
     SeatTaken,
     StoredRoom,
@@ -40,7 +39,7 @@ from app.store import (
     StoreUnknown,
     VersionConflict,
     Waiting,
-    change_for_action,
+    WritesByKind,
     decode_entry,
     encode_entry,
     new_write_id,
@@ -89,7 +88,7 @@ def _connection_class() -> Any:
     return CheckedConnection
 
 
-class RedisStore:
+class RedisStore(WritesByKind):
     """Rooms in Redis (the `redis` package's asyncio client), or in a Redis Cluster when
     `cluster` (its cluster client: the keys of a room share a hash tag).
 
@@ -270,20 +269,6 @@ class RedisStore:
             raise VersionConflict(
                 f"room {room_id}: write of version {change.version} refused, the store "
                 f"has it {told}", stored)
-
-    async def append(self, room_id: str, version: int, seat: int, action: dict[str, Any],
-                     pack: Pack | None = None) -> None:
-        await self.save(room_id, change_for_action(version, seat, action, pack))
-
-    async def new_match(self, room_id: str, version: int, match: int, seed: int, *,
-                        first_dealer: int | None = None, options: dict[str, Any] | None = None,
-                        first_pack: Pack | None = None) -> None:
-        await self.save(room_id, Change(version, "match", match=match, seed=seed,
-                                        first_dealer=first_dealer, first_pack=first_pack,
-                                        options=options))
-
-    async def rematch(self, room_id: str, version: int, seats: list[int]) -> None:
-        await self.save(room_id, Change(version, "rematch", rematch=tuple(seats)))
 
     async def claim_seat(self, room_id: str, seat: int, token_hash: str) -> bool:
         answer = await self._call("claim", [room_key(room_id)], [f"seat{seat}", token_hash],

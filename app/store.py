@@ -179,7 +179,30 @@ def change_for_action(version: int, seat: int, action: dict[str, Any],
     return Change(version, "action", entry=(seat, action, pack))
 
 
-class MemoryStore:
+class WritesByKind:
+    """A store's writes by kind, each one `save` of a `Change` (the tests and tools write
+    so; rooms make their Changes themselves)."""
+
+    async def save(self, room_id: str, change: Change, *,
+                   waiting: Waiting | None = None) -> None:
+        raise NotImplementedError
+
+    async def append(self, room_id: str, version: int, seat: int, action: dict[str, Any],
+                     pack: Pack | None = None) -> None:
+        await self.save(room_id, change_for_action(version, seat, action, pack))
+
+    async def new_match(self, room_id: str, version: int, match: int, seed: int, *,
+                        first_dealer: int | None = None, options: dict[str, Any] | None = None,
+                        first_pack: Pack | None = None) -> None:
+        await self.save(room_id, Change(version, "match", match=match, seed=seed,
+                                        first_dealer=first_dealer, first_pack=first_pack,
+                                        options=options))
+
+    async def rematch(self, room_id: str, version: int, seats: list[int]) -> None:
+        await self.save(room_id, Change(version, "rematch", rematch=tuple(seats)))
+
+
+class MemoryStore(WritesByKind):
     """The same contract in a dict, for tests of the rooms' side of it (and a reading aid:
     the Redis scripts below do exactly this, atomically)."""
 
@@ -202,21 +225,6 @@ class MemoryStore:
         if change.free is not None and stored.seat_hashes[change.free] is not None:
             raise SeatTaken(f"room {room_id}: seat {change.free} is taken")
         _apply(stored, change)
-
-    # The writes by kind, as the tests and tools use them.
-    async def append(self, room_id: str, version: int, seat: int, action: dict[str, Any],
-                     pack: Pack | None = None) -> None:
-        await self.save(room_id, change_for_action(version, seat, action, pack))
-
-    async def new_match(self, room_id: str, version: int, match: int, seed: int, *,
-                        first_dealer: int | None = None, options: dict[str, Any] | None = None,
-                        first_pack: Pack | None = None) -> None:
-        await self.save(room_id, Change(version, "match", match=match, seed=seed,
-                                        first_dealer=first_dealer, first_pack=first_pack,
-                                        options=options))
-
-    async def rematch(self, room_id: str, version: int, seats: list[int]) -> None:
-        await self.save(room_id, Change(version, "rematch", rematch=tuple(seats)))
 
     async def claim_seat(self, room_id: str, seat: int, token_hash: str) -> bool:
         stored = self.rooms.get(room_id)

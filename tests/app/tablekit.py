@@ -141,19 +141,31 @@ def friend_seats(client: TestClient) -> tuple[str, SeatSocket, SeatSocket]:
             SeatSocket(client, room_id, join(client, room_id)["token"]))
 
 
-def played_room(client: TestClient, rng: random.Random | None = None
-                ) -> tuple[str, SeatSocket, SeatSocket]:
-    """A friend room, both seats connected, and one move made in it (a room played at)."""
+def friend_table(client: TestClient) -> tuple[str, list[SeatSocket]]:
+    """A new friend room, both seats joined and connected: its id and [maker, friend]."""
     room_id, a, b = friend_seats(client)
     a.connect()
     b.connect()
-    mover, action = next_move(a, b, rng or random.Random(1))
+    return room_id, [a, b]
+
+
+def one_move(seats: list[SeatSocket], rng: random.Random) -> None:
+    """One move at a friend's table (the seat to move, or now and then the other asking
+    to see), read by both seats."""
+    mover, action = next_move(seats[0], seats[1], rng)
     version = mover.version
     mover.act(action)
-    for seat in (a, b):  # both seats read the new state
+    for seat in seats:
         while seat.expect("state")["version"] == version:
             pass
-    return room_id, a, b
+
+
+def played_room(client: TestClient, rng: random.Random | None = None
+                ) -> tuple[str, SeatSocket, SeatSocket]:
+    """A friend room, both seats connected, and one move made in it (a room played at)."""
+    room_id, seats = friend_table(client)
+    one_move(seats, rng or random.Random(1))
+    return room_id, seats[0], seats[1]
 
 
 def room_of(client: TestClient, room_id: str) -> Room:

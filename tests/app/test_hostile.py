@@ -6,7 +6,6 @@ connections: test_hostile_live.py. Before and after: docs/reliability.md."""
 from __future__ import annotations
 
 import logging
-import random
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,10 +15,8 @@ from tablekit import (
     FakeClock,
     SeatSocket,
     TestClient,
-    friend_seats,
     join,
     new_room,
-    next_move,
     played_room,
     room_of,
     serve,
@@ -80,13 +77,8 @@ def test_rooms_nobody_played_at_expire_within_minutes_sockets_or_not(templates_d
         gone.close()
         joined = new_room(client, "friend")
         join(client, joined["room_id"])
-        played_id, a, b = friend_seats(client)
+        played_id, _, _ = played_room(client)  # a move: played at
         played = {"room_id": played_id}
-        a.connect()
-        b.connect()
-        mover, action = next_move(a, b, random.Random(1))
-        mover.act(action)
-        mover.expect("state")  # a move: played at
         registry = client.app.state.rooms  # type: ignore[attr-defined]
         for _ in range(10):  # a socket reopened every minute keeps nothing alive
             clock.advance(60)
@@ -113,13 +105,8 @@ def test_when_every_table_is_taken_the_oldest_unused_room_gives_way(
         sock = SeatSocket(client, oldest["room_id"], oldest["token"])
         sock.connect()  # a socket open does not make a room used
         clock.advance(10)
-        in_use_id, a, b = friend_seats(client)
+        in_use_id, _, _ = played_room(client)  # a move: played at
         in_use = {"room_id": in_use_id}
-        a.connect()
-        b.connect()
-        mover, action = next_move(a, b, random.Random(1))
-        mover.act(action)
-        mover.expect("state")  # a move: played at
         clock.advance(10)
         newer = new_room(client, "friend")
         clock.advance(10)

@@ -18,6 +18,7 @@ from tablekit import (
     SeatSocket,
     TestClient,
     first_legal,
+    friend_table,
     join,
     make_client,
     new_room,
@@ -589,12 +590,7 @@ def test_with_redis_down_an_action_is_refused_and_nothing_changes(
                       store_patience=1.5)
     client = next(gen)
     try:
-        made = new_room(client, "friend")
-        room_id = made["room_id"]
-        seats = [SeatSocket(client, room_id, made["token"]),
-                 SeatSocket(client, room_id, join(client, room_id)["token"])]
-        for seat in seats:
-            seat.connect()
+        room_id, seats = friend_table(client)
         mover = next(s for s in seats if s.view["to_move"] == s.view["seat"] or
                      (s.view["to_move"] is None and s.view["legal"]))
         version = mover.version

@@ -20,10 +20,11 @@ import pytest
 from tablekit import (
     SeatSocket,
     first_legal,
-    join,
+    friend_table,
     make_client,
     new_room,
     next_move,
+    one_move,
     room_of,
 )
 
@@ -57,26 +58,9 @@ def a_room(room_id: str = "room-a") -> StoredRoom:
                       seat_hashes=[hash_token("maker"), None])
 
 
-def moves(client: Any, room_id: str, seats: list[SeatSocket], count: int,
-          rng: random.Random) -> None:
-    """`count` moves at a friend's table, each seen by both seats."""
+def moves(seats: list[SeatSocket], count: int, rng: random.Random) -> None:
     for _ in range(count):
-        mover, action = next_move(seats[0], seats[1], rng)
-        version = mover.version
-        mover.act(action)
-        for seat in seats:
-            while seat.expect("state")["version"] == version:
-                pass
-
-
-def friend_table(client: Any) -> tuple[str, list[SeatSocket]]:
-    made = new_room(client, "friend")
-    room_id = made["room_id"]
-    seats = [SeatSocket(client, room_id, made["token"]),
-             SeatSocket(client, room_id, join(client, room_id)["token"])]
-    for seat in seats:
-        seat.connect()
-    return room_id, seats
+        one_move(seats, rng)
 
 
 # --- the store's own promises --------------------------------------------------------------
@@ -204,10 +188,10 @@ def test_a_store_that_lost_writes_gets_them_again_from_the_process(
     try:
         room_id, seats = friend_table(client)
         rng = random.Random(7)
-        moves(client, room_id, seats, 6, rng)
+        moves(seats, 6, rng)
         told = seats[0].version
         assert lose_last_writes(redis, room_id, 3) == told - 3
-        moves(client, room_id, seats, 2, rng)
+        moves(seats, 2, rng)
         assert all(s.version == told + 2 for s in seats)
         r = redis.client()
         assert int(r.hget(room_key(room_id), "version")) == told + 2
@@ -230,9 +214,9 @@ def test_a_version_shown_and_lost_everywhere_deals_again_and_says_so(
     try:
         room_id, seats = friend_table(client)
         rng = random.Random(11)
-        moves(client, room_id, seats, 3, rng)
+        moves(seats, 3, rng)
         while seats[0].view["phase"] != "play" or not seats[0].view["tricks"]:
-            moves(client, room_id, seats, 1, rng)
+            moves(seats, 1, rng)
         shown = seats[0].state
         deal = shown["view"]["deal_number"]
         for seat in seats:
@@ -415,7 +399,7 @@ def test_the_store_holds_no_deal_before_it_is_dealt(templates_dir: Path, redis: 
         room_id, seats = friend_table(client)
         rng = random.Random(13)
         while seats[0].view["phase"] != "deal_over":
-            moves(client, room_id, seats, 1, rng)
+            moves(seats, 1, rng)
         r = redis.client()
         seed = int(r.hget(room_key(room_id), "seed"))
         stored = [json.loads(a) for a in r.lrange(actions_key(room_id), 0, -1)]

@@ -19,7 +19,7 @@ from tablekit import (
     TestClient,
     first_legal,
     join,
-    next_move,
+    one_move,
     pick,
     room_of,
     serve,
@@ -91,12 +91,7 @@ def to_decision(seats: list[SeatSocket], rng: random.Random, step: str,
         if computer:
             person_moves(seats[0], rng)
             continue
-        mover, action = next_move(seats[0], seats[1], rng)
-        before = mover.version
-        mover.act(action)
-        for seat in seats:
-            while seat.expect("state")["version"] == before:
-                pass
+        one_move(seats, rng)
     raise AssertionError(f"no seat came to {step}")
 
 
@@ -197,12 +192,7 @@ def play_deal(seats: list[SeatSocket], rng: random.Random, computer: bool) -> No
         if computer:
             person_moves(seats[0], rng)
         else:
-            mover, action = next_move(seats[0], seats[1], rng)
-            before = mover.version
-            mover.act(action)
-            for seat in seats:
-                while seat.expect("state")["version"] == before:
-                    pass
+            one_move(seats, rng)
     raise AssertionError("the deal did not end")
 
 
