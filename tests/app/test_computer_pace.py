@@ -57,6 +57,10 @@ def test_each_wait_depends_on_what_was_seen_never_on_the_cards() -> None:
         assert all(len(waits) == 1 for waits in found.values()), found
         assert found[("lead", False, True)] == {1.5}  # the deal's first lead: the lead delay
         assert found[("lead", True, True)] == {2.5}  # after a trick it won: the hold
+        assert {w for (step, _, _), ws in found.items() if step == "follow" for w in ws} == {
+            usual}
+        assert found[("elder_exchange", False, False)] == {3.0}  # time for her carte blanche
+        assert found.get(("choose_dealer", False, False), {1.5}) == {1.5}  # the cut seen
         for (step, _, spoke), waits in found.items():
             if step in DECLARING:  # its first word at its usual pace, the rest quicker
                 assert waits == ({0.4} if spoke else {usual}), (step, spoke, waits)

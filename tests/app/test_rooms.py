@@ -109,36 +109,6 @@ def test_only_the_maker_of_a_waiting_table_may_give_its_seat(client: TestClient)
 # --- the computer's pace --------------------------------------------------------------
 
 
-def test_the_computer_waits_before_a_lead_and_the_cut_whatever_it_holds() -> None:
-    """Its pause depends on the step alone (DESIGN.md: the same pace for any hand), and
-    before choosing the dealer or leading it is long enough to see the table."""
-    seat = ComputerSeat(room=None, policy=None, delay=0.6, exchange_delay=3.0,  # type: ignore[arg-type]
-                        lead_delay=1.5)
-    by_step: dict[str, set[float]] = {}
-    for seed in range(6):
-        rng = random.Random(seed)
-        s = engine.new_partie(seed=seed)
-        for _ in range(400):
-            if s.step is engine.Step.PARTIE_OVER:
-                break
-            v = engine.view(s, COMPUTER_SEAT)
-            if v["to_move"] == COMPUTER_SEAT:
-                by_step.setdefault(v["step"], set()).add(seat.pause(v))
-            mover = s.to_move if s.to_move is not None else 0
-            entries = [e for e in engine.view(s, mover)["legal"] if e["type"] != "see"]
-            entry = dict(rng.choice(entries))
-            entry.pop("label")
-            if entry["type"] == "discard":
-                entry = {"type": "discard", "cards": engine.view(s, mover)["hand"][:entry["min"]]}
-            s = engine.apply(s, mover, entry)
-    assert all(len(pauses) == 1 for pauses in by_step.values()), by_step
-    assert by_step["lead"] == {1.5}
-    assert by_step["follow"] == {0.6}
-    assert by_step["elder_exchange"] == {3.0}
-    if "choose_dealer" in by_step:
-        assert by_step["choose_dealer"] == {1.5}
-
-
 # --- watchers -------------------------------------------------------------------------
 
 
