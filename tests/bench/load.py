@@ -69,6 +69,7 @@ from websockets.exceptions import ConnectionClosed  # noqa: E402
 from app.runtime import LoopMonitor, settle_collector  # noqa: E402
 from tests.serverproc import HOST, free_port, stop, wait_until_healthy  # noqa: E402
 
+OPERATOR_TOKEN = "load-bench"  # opens /healthz?detail=1 (PIQUET_OPERATOR_TOKEN)
 RECV_TIMEOUT = 30.0  # one frame; far above any round trip seen, so a hang is an error
 SETUP_SECONDS = 180.0
 
@@ -326,6 +327,7 @@ def start_server(port: int, rooms: int, log_path: Path,
         "PIQUET_MAX_ROOMS": str(rooms + 50),
         "PIQUET_ROOMS_BURST": str(rooms + 50),
         "PIQUET_ROOMS_PER_ADDRESS": str(rooms + 50),  # every room from this one client
+        "PIQUET_OPERATOR_TOKEN": OPERATOR_TOKEN,
         "PIQUET_MAX_CONNECTIONS": str(2 * rooms + 1000),
         # A socket silent for 3 intervals is closed (4408). Sockets are read only during
         # play, and making 5,000 rooms takes up to ~2 minutes on a busy 2-core machine:
@@ -460,7 +462,9 @@ async def run(args: argparse.Namespace, servers: Servers) -> dict[str, Any]:
     # A new connection for each look: a kept-alive one idle for uvicorn's 5 s may be
     # closed just as it is reused.
     no_keepalive = httpx.Limits(max_keepalive_connections=0)
+    # The health detail is an operator's: the bench's servers know its token.
     async with httpx.AsyncClient(base_url=base, trust_env=False, timeout=30,
+                                 headers={"X-Operator-Token": OPERATOR_TOKEN},
                                  limits=no_keepalive) as http:
         detail = (await http.get("/healthz", params={"detail": 1})).json()
         server_windows = detail["loop"]["windows"]
@@ -634,16 +638,26 @@ def start_parts(args: argparse.Namespace, tmp: Path, log_path: Path, port: int,
     """The servers to measure; each part started is put in `parts` at once, so that a
     failure part-way stops the ones already running."""
     if args.processes:
-        from tests.cluster import App, Nginx, Redis
+        from tests.cluster import App, Nginx, Redis, RedisCluster
 
-        redis = Redis(tmp / "redis")
-        parts.append(redis)
-        redis.start()
+        store_env: dict[str, str] = {}
+        if args.cluster:
+            cluster = RedisCluster(tmp / "cluster", masters=3, replicas=2)
+            parts.append(cluster)
+            cluster.start()
+            redis: Any = cluster
+            store_env = {"PIQUET_REDIS_CLUSTER": "true", "PIQUET_REDIS_REPLICAS": "1"}
+        else:
+            redis = Redis(tmp / "redis", extra=("--appendfsync", args.fsync))
+            parts.append(redis)
+            redis.start()
         apps = []
         for i in range(args.processes):
             app = App(tmp / f"app{i}.log", redis.url, PIQUET_LOG_LEVEL="warning",
+                      **store_env,
                       PIQUET_MAX_ROOMS=str(args.rooms + 50),
                       PIQUET_ROOMS_PER_ADDRESS=str(args.rooms + 50),
+                      PIQUET_OPERATOR_TOKEN=OPERATOR_TOKEN,
                       PIQUET_RATE_LIMIT_PER_SECOND="1000000",
                       PIQUET_RATE_LIMIT_BURST="1000000",
                       PIQUET_COLLECTOR_TUNING=str(not args.no_gc_tuning).lower())
@@ -653,10 +667,16 @@ def start_parts(args: argparse.Namespace, tmp: Path, log_path: Path, port: int,
                       room_rate="1000000r/s", per_address=60_000)
         parts.append(nginx)
         nginx.start()
-        assert redis.proc is not None and nginx.proc is not None
+        assert nginx.proc is not None
+        if args.cluster:
+            others = {f"redis{i}": n.proc.pid for i, n in enumerate(redis.nodes) if n.proc}
+        else:
+            assert redis.proc is not None
+            others = {"redis": redis.proc.pid}
         servers = Servers([a.proc for a in apps if a.proc is not None], nginx.http,
                           nginx.ws, [a.http for a in apps],
-                          {"redis": redis.proc.pid, "nginx": nginx.proc.pid}, redis)
+                          {**others, "nginx": nginx.proc.pid},
+                          None if args.cluster else redis)
         return servers, [a.log_path for a in apps]
     proc = start_server(port, args.rooms, log_path, not args.no_gc_tuning)
     return (Servers([proc], f"http://{HOST}:{port}", f"ws://{HOST}:{port}",
@@ -677,6 +697,12 @@ def main() -> None:
     parser.add_argument("--no-gc-tuning", action="store_true",
                         help="Python's default collector in the server and this client "
                              "(no freeze, default thresholds): the stalls of issue 14")
+    parser.add_argument("--fsync", default="always", choices=["always", "everysec"],
+                        help="with --processes: Redis's appendfsync (always: what we ship; "
+                             "everysec: a crash may take back what it answered)")
+    parser.add_argument("--cluster", action="store_true",
+                        help="with --processes: a Redis Cluster (3 masters, 2 replicas "
+                             "each) and the app waiting for a replica, not one Redis")
     parser.add_argument("--processes", type=int, default=0,
                         help="N app processes behind nginx with Redis (0: one, direct, "
                              "rooms in memory)")
