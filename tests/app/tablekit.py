@@ -92,6 +92,22 @@ class History:
     def at(self, room: Room, version: int) -> engine.State:
         return self.states[(room.room_id, version)]
 
+    def deal_states(self, room: Room, deal: int | None, upto: int) -> list[engine.State]:
+        """The states of deal `deal` (None: every deal) of the match being played at
+        version `upto`: the latest run of versions holding that deal."""
+        out: list[engine.State] = []
+        for version in range(upto, 0, -1):
+            state = self.states.get((room.room_id, version))
+            if state is None:
+                continue
+            if deal is None and state.phase is engine.Phase.PARTIE_OVER and out:
+                break  # the match before
+            if deal is None or state.deal_number == deal:
+                out.append(state)
+            elif out:
+                break
+        return out
+
 
 def make_client(
     templates_dir: Path, *, history: History | None = None, **kwargs: Any
@@ -553,7 +569,9 @@ class LeakCheck:
 
     def __call__(self, sock: SeatSocket, frame: Json) -> None:
         self.frames += 1
-        if frame["type"] == "state":
+        if frame["type"] == "review" and sock.state:
+            self.check_review(sock.state["room"]["seat"], frame, sock.version)
+        elif frame["type"] == "state":
             seat = frame["room"]["seat"]
             state = self.history.at(self.room, frame["version"])
             self.check_state(seat, state, frame)
@@ -563,6 +581,32 @@ class LeakCheck:
             state = self.history.at(self.room, sock.version)
             bad = leaks_in(json.dumps(frame), forbidden_to(state, seat))
             self.leak(bad, f"seat {seat} was sent {bad} in {frame}")
+
+    def check_review(self, seat: int, frame: Json, upto: int) -> None:
+        """A review speaks of a deal already played (its items, its positions; the
+        partie's, of every deal): each part is checked against the cards this seat never
+        saw in the deal it is about, not against the deal on the table now."""
+        def hidden(deal: int | None) -> set[engine.Card]:
+            states = self.history.deal_states(self.room, deal, upto)
+            assert states, f"a review of deal {deal}, never played"
+            return set.intersection(*(forbidden_cards(s, seat) for s in states))
+
+        def walk(node: Any, deal: int | None) -> None:
+            if isinstance(node, dict):
+                if isinstance(node.get("deal"), int) and node["deal"] > 0:
+                    deal = node["deal"]
+                for key, value in node.items():
+                    if key == "cut":
+                        continue  # the cut's two cards were face up before the first deal
+                    walk(value, deal)
+            elif isinstance(node, list):
+                for value in node:
+                    walk(value, deal)
+            elif isinstance(node, str):
+                bad = leaks_in(node, hidden(deal))
+                self.leak(bad, f"seat {seat} was sent {bad} in a review of deal {deal}: {node}")
+
+        walk(frame["review"], None)
 
     def check_state(self, seat: int | None, state: engine.State, frame: Json) -> None:
         """`seat` None: a watcher, who may see only what is public."""
