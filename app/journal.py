@@ -36,7 +36,7 @@ def new_secret() -> str:
 
 
 class Journal:
-    __slots__ = ("room_id", "secret", "store", "tail", "waiting")
+    __slots__ = ("last_receipt", "room_id", "secret", "store", "tail", "waiting")
 
     def __init__(self, room_id: str, store: RoomStore | None, secret: str = "") -> None:
         self.room_id = room_id
@@ -45,9 +45,18 @@ class Journal:
         # The latest acknowledged writes (store only), oldest first.
         self.tail: deque[Change] | None = deque(maxlen=TAIL) if store is not None else None
         self.waiting = False  # a write is waiting for the store to answer
+        # The latest version's receipt: every message of one version carries it.
+        self.last_receipt: tuple[int, str] = (0, "")
 
     def receipt(self, version: int) -> str:
         """What proves that a seat was shown `version` of this room."""
+        if self.last_receipt[0] == version:
+            return self.last_receipt[1]
+        receipt = self._receipt(version)
+        self.last_receipt = (version, receipt)
+        return receipt
+
+    def _receipt(self, version: int) -> str:
         text = f"{self.room_id}:{version}".encode()
         return hmac.new(self.secret.encode(), text, hashlib.sha256).hexdigest()[:24]
 
@@ -60,7 +69,7 @@ class Journal:
         if not number.isdigit() or len(number) > 12:
             return None
         version = int(number)
-        if not hmac.compare_digest(receipt.encode(), self.receipt(version).encode()):
+        if not hmac.compare_digest(receipt.encode(), self._receipt(version).encode()):
             return None
         return version
 

@@ -27,6 +27,7 @@ from typing import Any
 
 import orjson
 
+import engine
 from engine.cards import DECK, Card, Rank, Suit
 from engine.combos import NUMBER_WORDS, Category, Combo, natural_calls
 
@@ -224,6 +225,27 @@ def view_ceiling(public: dict[str, Any], seat: int, public_size: int | None = No
     if public_size is None:
         public_size = _size(public)
     return public_size + _size(largest) - _size(theirs)
+
+
+class Ceilings:
+    """One state's public view, its JSON length and each seat's ceiling, worked out once
+    for every message sent of that state (each seat's, each watcher's) instead of once a
+    message. A room keeps the latest (app/room_talk.py) and makes a new one when its
+    state is another."""
+
+    __slots__ = ("by_seat", "public", "size", "state")
+
+    def __init__(self, state: engine.State) -> None:
+        self.state = state
+        self.public = engine.public_view(state, log=False)
+        self.size = _size(self.public)
+        self.by_seat: dict[int, int] = {}
+
+    def ceiling(self, seat: int) -> int:
+        found = self.by_seat.get(seat)
+        if found is None:
+            found = self.by_seat[seat] = view_ceiling(self.public, seat, self.size)
+        return found
 
 
 PAD_FIELD = b',"pad":"'

@@ -23,6 +23,7 @@ from app.computer_seat import COMPUTER_SEAT, ComputerSeat
 from app.connection import Connection
 from app.journal import Journal
 from app.lessons import Start
+from app.padding import Ceilings
 from app.protocol import (
     CLOSE_GOING_AWAY,
     ActionMessage,
@@ -91,6 +92,7 @@ class Room(RoomTalk):
         # the views' working once nobody has acted for TRIM_SECONDS (`_trim`).
         self.changed_at = 0.0
         self.trim: asyncio.TimerHandle | None = None
+        self.ceilings: Ceilings | None = None  # (app/room_talk.py `_ceilings`)
         self.version = 1
         self.match = 1  # counts new matches, so each socket knows when its log restarts
         self.seats = (Seat(maker_token_hash or hash_token(new_token())), Seat(None))
@@ -433,6 +435,7 @@ class Room(RoomTalk):
             return
         self.trim = None
         self.state.forget_views()
+        self.ceilings = None
 
     async def close(self, code: int, reason: str) -> None:
         self.closed = True

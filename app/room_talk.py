@@ -25,7 +25,7 @@ from app.coach import Coach
 from app.computer_seat import COMPUTER_SEAT, ComputerSeat
 from app.connection import Connection
 from app.journal import Journal
-from app.padding import pad, view_ceiling
+from app.padding import Ceilings, pad
 from app.protocol import CLOSE_REPLACED, ErrorCode, ErrorMessage, Level, Opponent, PresenceMessage
 from app.security import RateLimit, card_free
 
@@ -90,7 +90,7 @@ def _presence_now(room: weakref.ref[RoomTalk]) -> None:
 class RoomTalk:
     """The sockets of a room and what they are told (see the module's docstring)."""
 
-    __slots__ = ()
+    __slots__ = ("ceilings",)  # the latest state's public view and ceilings (`_ceilings`)
     # The room's, read here (app/room.py).
     room_id: str
     opponent: Opponent
@@ -107,6 +107,7 @@ class RoomTalk:
     max_connections_per_seat: int
     practice: bool
     coach: Coach
+    ceilings: Ceilings | None
 
     def touch(self) -> None:
         raise NotImplementedError
@@ -238,7 +239,7 @@ class RoomTalk:
             return body.decode()  # public: nothing to hide
         # A seat's view is padded to the most it could hold now, by what is public, so
         # the frame's length tells nothing of its cards (app/padding.py).
-        ceiling = view_ceiling(engine.public_view(self.state, log=False), conn.seat)
+        ceiling = self._ceilings().ceiling(conn.seat)
         padded = pad(body, len(view_json), ceiling)
         if padded is None:  # (a bug: the view outgrew its ceiling) coarsely, and said
             log.warning("state outgrew its padding room=%s seat=%d step=%s: %d > %d bytes",
@@ -269,7 +270,15 @@ class RoomTalk:
     def watcher_text(self, conn: Connection) -> str:
         """A watcher's state message: engine.public_view, built from public information
         only (never a seat's view with parts taken out)."""
-        return self._state_message(conn, engine.public_view(self.state, log=False))
+        return self._state_message(conn, self._ceilings().public)
+
+    def _ceilings(self) -> Ceilings:
+        """The public view and the seats' ceilings of the state now: worked out once a
+        state, however many sockets are told it."""
+        now = self.ceilings
+        if now is None or now.state is not self.state:
+            now = self.ceilings = Ceilings(self.state)
+        return now
 
     def error(self, conn: Connection, code: ErrorCode, message: str) -> None:
         """An error alone (`rate_limited`: the socket is closed next)."""

