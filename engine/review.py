@@ -32,9 +32,10 @@ A decision is listed only where the seat chose otherwise than the strong level w
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from engine.cards import CARD_NAMES
@@ -56,15 +57,11 @@ _LESSER = ("elder_lesser", "younger_lesser")
 
 
 def review_record(record: Record, threshold: float = THRESHOLD,
-                  progress: bool = False) -> dict[str, Any]:
+                  each: Callable[[range], Iterable[int]] = iter) -> dict[str, Any]:
     """Every deal's review (`review_deal`) and a summary over the partie: the points left
-    in each deal, and the partie's biggest costs."""
-    indices: Any = range(len(record["deals"]))
-    if progress:
-        from tqdm import tqdm  # (the command line's only: the engine does no I/O)
-
-        indices = tqdm(indices, unit="deal", file=sys.stderr)
-    deals = [review_deal(record, i, threshold) for i in indices]
+    in each deal, and the partie's biggest costs. `each` goes over the deals' indices (the
+    command line passes a progress bar: the engine itself does no I/O)."""
+    deals = [review_deal(record, i, threshold) for i in each(range(len(record["deals"])))]
     items = [item for d in deals for item in d["items"]]
     biggest = sorted(items, key=lambda x: -x["cost"])[:BIGGEST]
     total = sum(d["points_left"] for d in deals)
@@ -392,7 +389,17 @@ def lines(review: dict[str, Any]) -> list[str]:
     return out
 
 
+def _progress(unit: str, shown: bool) -> Callable[[range], Iterable[int]]:
+    """A progress bar on stderr over a range, for the command line (or none)."""
+    if not shown:
+        return iter
+    from tqdm import tqdm
+
+    return functools.partial(tqdm, unit=unit, file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command line: the only part of this module that reads or writes anything."""
     from engine.record import RecordError, loads
 
     parser = argparse.ArgumentParser(prog="python -m engine.review", description=__doc__,
@@ -413,7 +420,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if record["seat"] is None:
         print(f"{args.record}: a watcher's record has no decisions to review", file=sys.stderr)
         return 2
-    review = review_record(record, args.threshold, progress=args.progress)
+    review = review_record(record, args.threshold, each=_progress("deal", args.progress))
     if args.json:
         print(json.dumps(review, ensure_ascii=False, indent=1))
     else:

@@ -20,11 +20,9 @@ import random
 import statistics
 import sys
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-
-from tqdm import tqdm
 
 import engine
 from engine.computer import LEVELS
@@ -181,11 +179,13 @@ class Summary:
 
 
 def run(parties: int, seed: int, a: str = "computer", b: str = "random",
-        progress: bool = False) -> Summary:
-    """Play `parties` parties of side A against side B, seats alternating."""
+        each: Callable[[range], Iterable[int]] = iter) -> Summary:
+    """Play `parties` parties of side A against side B, seats alternating. `each` goes
+    over the parties' numbers (the command line passes a progress bar: the engine itself
+    does no I/O)."""
     master = random.Random(seed)
     summary = Summary((a, b))
-    for i in tqdm(range(parties), disable=not progress, unit="partie", file=sys.stderr):
+    for i in each(range(parties)):
         partie_seed = master.getrandbits(64)
         sides = (POLICIES[a](random.Random(master.getrandbits(64))),
                  POLICIES[b](random.Random(master.getrandbits(64))))
@@ -197,6 +197,7 @@ def run(parties: int, seed: int, a: str = "computer", b: str = "random",
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command line: the only part of this module that reads or writes anything."""
     parser = argparse.ArgumentParser(prog="python -m engine.selfplay", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--parties", type=int, default=100)
@@ -207,7 +208,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="progress bar on stderr (default: from 20 parties up)")
     args = parser.parse_args(argv)
     progress = args.parties >= 20 if args.progress is None else args.progress
-    summary = run(args.parties, args.seed, args.a, args.b, progress)
+    each: Callable[[range], Iterable[int]] = iter
+    if progress:
+        from tqdm import tqdm
+
+        each = functools.partial(tqdm, unit="partie", file=sys.stderr)
+    summary = run(args.parties, args.seed, args.a, args.b, each)
     print("\n".join(summary.lines()))
     for error in summary.errors[:10]:
         print(error, file=sys.stderr)
