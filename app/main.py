@@ -28,7 +28,7 @@ from app.runtime import LoopMonitor, collect_on_a_clock, settle_collector
 from app.security import ClientLimits, Guard
 from app.settings import Settings
 from app.store import RoomStore, StoreError
-from app.workerlife import die_with_parent
+from app.workerlife import computer_worker
 
 log = logging.getLogger("piquet")
 
@@ -88,7 +88,7 @@ def create_app(
     def workers() -> ProcessPoolExecutor:
         return ProcessPoolExecutor(
             settings.computer_workers, mp_context=multiprocessing.get_context("spawn"),
-            initializer=die_with_parent, initargs=(os.getpid(),))
+            initializer=computer_worker, initargs=(os.getpid(),))
 
     if store is None:
         # The store's copy outlives the room's idle time by two sweeps: the owner renews

@@ -33,10 +33,26 @@ def die_with_parent(server: int, interval: float = 0.5) -> None:
     threading.Thread(target=watch, name="die-with-parent", daemon=True).start()
 
 
+# Niceness: the event loop serves every table, so it comes first; the computer's thinking
+# next; hints and reviews last. (With the machine full, a nice-5 worker gets about a third
+# of the CPU the loop gets, a nice-10 one about a tenth.)
+COMPUTER_NICE = 5
+TEACHING_NICE = 10
+
+
+def computer_worker(server: int) -> None:
+    """A computer worker's initializer (app/main.py): as `die_with_parent`, at a lower
+    priority than the server, so that a machine full of searches still answers every
+    table's message at once, and a quick decision (the good level's) is not held behind
+    the server's loop waiting for the CPU."""
+    die_with_parent(server)
+    os.nice(COMPUTER_NICE)
+
+
 def teaching_worker(server: int) -> None:
     """A teaching worker's initializer (app/coach.py): as `die_with_parent`, and a lower
     priority, so that reviews worked out as deals end never take the CPU from the
     computer's moves or the event loop (its hints still come within their time when the
     computer is not thinking)."""
     die_with_parent(server)
-    os.nice(10)
+    os.nice(TEACHING_NICE)

@@ -18,6 +18,8 @@ import re
 import signal
 import socket
 import struct
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -438,3 +440,35 @@ def test_a_killed_server_leaves_no_computer_worker_behind(tmp_path: Path, moment
         for p in session_members(server.proc.pid if server.proc else -1):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(p, signal.SIGKILL)
+
+
+def test_the_computer_thinks_below_the_server_and_teaching_below_both(tmp_path: Path) -> None:
+    """The event loop serves every table, so a machine full of searches must still give it
+    the CPU first: the computer's workers run at a lower priority than the server (nice
+    +5), and the teaching workers (hints, reviews) lower still (+10)."""
+    server = LiveServer(tmp_path / "server.log", PIQUET_COMPUTER_WORKERS="2").start()
+    try:
+        assert server.proc is not None
+        pid = server.proc.pid
+        base = os.getpriority(os.PRIO_PROCESS, pid)
+        server.post("/api/rooms", {"opponent": "computer", "level": "good"})
+        deadline = time.monotonic() + 60
+        nice: dict[int, int] = {}
+        while time.monotonic() < deadline:
+            nice = {}
+            for worker in _worker_pids(pid):
+                with contextlib.suppress(ProcessLookupError):
+                    nice[worker] = os.getpriority(os.PRIO_PROCESS, worker)
+            if len(nice) == 2 and all(n != base for n in nice.values()):
+                break  # (each sets its own priority once it has started)
+            time.sleep(0.05)
+        assert sorted(nice.values()) == [min(base + 5, 19)] * 2, (base, nice)
+    finally:
+        server.kill()
+    code = ("import os; from app.workerlife import {f}; {f}(os.getppid()); "
+            "print(os.getpriority(os.PRIO_PROCESS, 0))")
+    for initializer, step in (("computer_worker", 5), ("teaching_worker", 10)):
+        out = subprocess.run([sys.executable, "-c", code.format(f=initializer)],
+                             capture_output=True, text=True, timeout=60, check=True,
+                             cwd=Path(__file__).resolve().parents[2])
+        assert int(out.stdout) == min(os.getpriority(os.PRIO_PROCESS, 0) + step, 19)

@@ -7,7 +7,8 @@ of its moves comes after its pace.
 Starts `python -m app` (tests/serverproc.py) with every computer wait set to the pace
 (the delay, the lead, exchange and declaring waits, the trick's hold at 0), so each of
 its moves is due exactly `--pace` after the change it answers. Each table's person is
-scripted and answers at once, so every table keeps the computer busy. For every move of
+scripted and answers at once, so every table keeps the computer busy; the tables start
+one by one over the first `--settle` seconds, as visitors come. For every move of
 the computer the bench times the state it answered and its own state: lateness = the
 gap less the pace (a move is never early: the pace is a floor). The last line prints
 the lateness's p50 / p99 / max over every move of the strong tables, then the good's
@@ -38,7 +39,8 @@ from tests.serverproc import AppProcess
 
 
 async def table(base: str, level: str, until: float, late: list[float], pace: float,
-                rng: random.Random, settled: float) -> int:
+                rng: random.Random, settled: float, start: float) -> int:
+    await asyncio.sleep(start)
     async with httpx.AsyncClient(base_url=base, trust_env=False, timeout=30) as http:
         made = (await http.post("/api/rooms", json={"opponent": "computer",
                                                     "level": level})).json()
@@ -82,16 +84,19 @@ def pct(values: list[float], q: float) -> float:
 
 
 async def run(args: argparse.Namespace, base: str) -> dict[str, list[float]]:
-    # The tables start together, so their first exchanges come at once: a burst no
-    # visitors make. Moves are timed once the play has spread out (`--settle` seconds).
+    # Visitors come one by one: each table starts at a random moment of the first
+    # `--settle` seconds, and moves are timed once all have started (tables started at
+    # once would deal, exchange and search in step, a burst no visitors make).
     settled = time.monotonic() + args.settle
     until = settled + args.seconds
     late: dict[str, list[float]] = {"strong": [], "good": []}
     rng = random.Random(1)
     tasks = [table(base, "strong", until, late["strong"], args.pace,
-                   random.Random(rng.getrandbits(64)), settled) for _ in range(args.strong)]
+                   random.Random(rng.getrandbits(64)), settled, rng.uniform(0, args.settle))
+             for _ in range(args.strong)]
     tasks += [table(base, "good", until, late["good"], args.pace,
-                    random.Random(rng.getrandbits(64)), settled) for _ in range(args.good)]
+                    random.Random(rng.getrandbits(64)), settled, rng.uniform(0, args.settle))
+              for _ in range(args.good)]
     await asyncio.gather(*tasks)
     return late
 
