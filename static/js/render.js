@@ -13,6 +13,7 @@ import { handArea } from "./hand.js";
 import { promptText, actionsArea } from "./actions.js";
 import { dealInfo } from "./dealinfo.js";
 import { scoresPanel, cardsPanel, logPanel } from "./panels.js";
+import { learnParts } from "./learn.js";
 
 function fill(root, selector, nodes) {
   const el = root.querySelector(selector);
@@ -65,6 +66,7 @@ export function renderTable(root, msg, ui) {
   const log = root.querySelector("#log-body .log");
   if (log) log.scrollTop = atEnd ? log.scrollHeight : top;
   renderPresence(root, msg, ui);
+  learnParts(root, c);
 
   const v = c.view;
   // The partie's end shows the whole score sheet, the panel opened once.

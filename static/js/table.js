@@ -7,6 +7,7 @@ import { h } from "./kit.js";
 import { renderTable, renderPresence } from "./render.js";
 import { animate, announce, celebrate } from "./news.js";
 import { copyLink, claimSeat } from "./invite.js";
+import { positionOf } from "./learn.js";
 
 const root = document.getElementById("table");
 const banner = document.getElementById("conn-banner");
@@ -28,6 +29,15 @@ const ui = {
   noticeVersion: 0,
   stepKey: "",
   sinkingOpen: false,
+  // Learning (learn.js): the hint shown ({version, hint}) or asked for (its version), a
+  // gentle word about it, the reviews come (by deal; 0: the partie's), the one open, and
+  // the reviewed position being looked back at ({item, view}).
+  hint: null,
+  hintAsking: null,
+  hintNote: "",
+  reviews: new Map(),
+  reviewOpen: null,
+  lookBack: null,
 };
 
 // A full table's third visitor watches: the socket asks for the public view.
@@ -43,9 +53,12 @@ window.piquetTable = { socket, ui };
 
 function draw() {
   if (!ui.lastState) return;
-  const c = renderTable(root, ui.lastState, ui);
+  // Looking back: that position, drawn read-only (no legal entry, so no control acts).
+  const look = ui.lookBack;
+  const msg = look ? { ...ui.lastState, view: { ...look.view, legal: [], log: [] } } : ui.lastState;
+  const c = renderTable(root, msg, look ? { ...ui, selected: new Set() } : ui);
   const prompt = root.querySelector("#prompt");
-  if (ui.notice && prompt) {
+  if (ui.notice && prompt && !look) {
     const note = document.createElement("span");
     note.className = "notice";
     note.setAttribute("role", "alert");
@@ -74,6 +87,14 @@ function onMessage(msg) {
   if (msg.type === "state") onState(msg);
   else if (msg.type === "presence") onPresence(msg);
   else if (msg.type === "error") onError(msg);
+  else if (msg.type === "hint" && ui.lastState && msg.version === ui.lastState.version) {
+    Object.assign(ui, { hint: msg, hintAsking: null, hintNote: "" });
+    announcer.append(h("p", {}, `Hint: ${msg.hint.why}`));
+    draw();
+  } else if (msg.type === "review") {
+    if (msg.ready) ui.reviews.set(msg.deal, msg.review);
+    if (ui.reviewOpen === msg.deal) draw();
+  }
 }
 
 function onState(msg) {
@@ -102,13 +123,16 @@ function onState(msg) {
   if (view.phase === "partie_over" || (previous && previous.view.deal_number !== view.deal_number)) {
     ui.confirmNewMatch = false;
   }
+  if (previous && previous.view.deal_number !== view.deal_number) ui.reviewOpen = ui.lookBack = null;
+  if (previous && previous.view.deal_number > view.deal_number) ui.reviews = new Map(); // a new partie
+  if (!previous || previous.version !== msg.version) ui.hintNote = "";
   setBusy(false);
   // A refusal is followed by a fresh state at the same version: keep saying why
   // until the table moves on.
   if (msg.version > ui.noticeVersion) ui.notice = "";
   ui.lastState = msg;
   draw();
-  if (previous) animate(root, previous.view, view);
+  if (previous && !ui.lookBack) animate(root, previous.view, view);
   if (!ui.freshConnection && previous) {
     announce(announcer, msg, ui);
     celebrate(toast, previous, msg, ui);
@@ -126,6 +150,13 @@ function onPresence(msg) {
 
 function onError(msg) {
   setBusy(false);
+  // The hint asked for is refused: said gently beside the table, not as a refusal.
+  if (ui.hintAsking !== null && ["busy", "not_allowed", "internal", "stale_version"].includes(msg.code)) {
+    ui.hintAsking = null;
+    ui.hintNote = msg.code === "busy" ? "A hint is on its way already: one at a time." : msg.code === "stale_version" ? "" : msg.message;
+    draw();
+    return;
+  }
   // A stale or duplicate action is followed by a fresh state: nothing to tell.
   if (msg.code === "stale_version" || msg.code === "duplicate_id") return;
   ui.notice = msg.message || "That was refused.";
@@ -146,6 +177,7 @@ function onStatus(status, detail, way) {
     banner.classList.remove("fatal");
   } else if (status === "lost") {
     setBusy(false);
+    ui.hintAsking = null;
     // Quiet: a blip that heals within a second never shows the banner.
     bannerTimer = setTimeout(() => {
       bannerText.textContent = "Connection lost. Reconnecting…";
@@ -198,6 +230,43 @@ function send(action) {
   }
   setBusy(true);
 }
+
+// ---- learning: the hint, the reviews, looking back -------------------------------------
+
+function askHint() {
+  const s = ui.lastState;
+  const button = root.querySelector("[data-hint]:not([aria-disabled])");
+  if (!button || (ui.hint && ui.hint.version === s.version) || !socket.send({ type: "hint", version: s.version })) return;
+  Object.assign(ui, { hintAsking: s.version, hintNote: "" });
+  draw();
+}
+
+function openReview(deal) {
+  ui.reviewOpen = deal;
+  if (!ui.reviews.has(deal)) socket.send({ type: "review", deal });
+  draw();
+  root.querySelector("#review .review-title")?.focus();
+}
+
+/** Looks back at a reviewed decision ("deal:step"), or back to the table (null). */
+function lookBack(key) {
+  const was = ui.lookBack;
+  ui.lookBack = null;
+  for (const r of key ? ui.reviews.values() : []) {
+    const item = (r.items || (r.summary && r.summary.biggest) || []).find((x) => `${x.deal}:${x.step}` === key);
+    const view = item && positionOf(ui, item);
+    if (view) ui.lookBack = { item, view };
+  }
+  draw();
+  const to = ui.lookBack ? "back" : was && `ri-${was.item.deal}-${was.item.step}`;
+  if (to) root.querySelector(`[data-key="${to}"]`)?.focus();
+}
+
+addEventListener("keydown", (event) => {
+  if (event.ctrlKey || event.metaKey || event.altKey || event.target.closest?.("input, select, textarea")) return;
+  if (event.key === "Escape" && ui.lookBack) lookBack(null);
+  else if (event.key.toLowerCase() === "h" && ui.lastState) askHint();
+});
 
 function legalEntry(index) {
   const legal = (ui.lastState && ui.lastState.view.legal) || [];
@@ -260,6 +329,10 @@ root.addEventListener("click", (event) => {
     draw();
     return;
   }
+  if (target.hasAttribute("data-hint")) return askHint();
+  if (target.hasAttribute("data-review")) return openReview(Number(target.getAttribute("data-review")));
+  if (target.hasAttribute("data-review-item")) return lookBack(target.getAttribute("data-review-item"));
+  if (target.hasAttribute("data-back")) return lookBack(null);
   if (target.hasAttribute("data-select")) {
     toggleCard(target.getAttribute("data-select"));
     return;
