@@ -250,7 +250,7 @@ function openReview(deal) {
 
 /** Looks back at a reviewed decision ("deal:step"), or back to the table (null). */
 function lookBack(key) {
-  const was = ui.lookBack;
+  const was = ui.lookBack && `${ui.lookBack.item.deal}:${ui.lookBack.item.step}`;
   ui.lookBack = null;
   for (const r of key ? ui.reviews.values() : []) {
     const item = (r.items || (r.summary && r.summary.biggest) || []).find((x) => `${x.deal}:${x.step}` === key);
@@ -258,8 +258,7 @@ function lookBack(key) {
     if (view) ui.lookBack = { item, view };
   }
   draw();
-  const to = ui.lookBack ? "back" : was && `ri-${was.item.deal}-${was.item.step}`;
-  if (to) root.querySelector(`[data-key="${to}"]`)?.focus();
+  root.querySelector(ui.lookBack ? "[data-back]" : `[data-review-item="${was}"]`)?.focus();
 }
 
 addEventListener("keydown", (event) => {
