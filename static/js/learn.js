@@ -1,30 +1,27 @@
-// learn.js: learning at the table (issue 26), all worked out by the server (docs/record.md):
-// the Hint button, the hint's words and its move marked on the table (cards outlined, a
-// button ringed, a card raised), the Review buttons and a review, whose items each put
-// their position back on the table, read-only. No rule: an action is found in `legal` by
-// its JSON.
+// learn.js: learning at the table (issue 26): the hint, marked on the table; the reviews,
+// an item's position put back on the table, read-only. The server works it all out.
 
-import { h } from "./kit.js";
+import { h, fill } from "./kit.js";
 
 const WHERE = { exchange: "the exchange", call: "a declaration", answer: "an answer", lesser: "a lesser call" };
 const over = (v) => v.phase.endsWith("_over");
 const cost = (x) => `${x.exact ? "" : "about "}−${Math.round(x.cost)}`;
-/** "deal 2, trick 4": where a reviewed decision was made. */
+/** "deal 2, trick 4" */
 const whereOf = (x, deal = true) => `${deal ? `deal ${x.deal}, ` : ""}${x.trick ? `trick ${x.trick}` : WHERE[x.kind]}`;
 /** The view just before a reviewed decision, if this page has it. */
 export const positionOf = (ui, x) => (ui.reviews.get(x.deal) || {}).positions?.[x.step];
 
-/** An action or legal entry as compared: no label or index, keys sorted, cards as a set. */
+/** An action or legal entry as compared: no label or index, cards as a set. */
 function same(action) {
   const out = {};
   for (const k of Object.keys(action).sort()) if (k !== "label" && k !== "index") out[k] = k === "cards" ? [...action[k]].sort() : action[k];
   return JSON.stringify(out);
 }
 
-/** Marks with `cls` what `action` does on the drawn table: its cards, its button. */
+/** Marks `action` on the table with `cls`: its cards, its button. */
 function mark(root, c, action, cls) {
   if (!action) return;
-  for (const code of action.cards || [action.card]) root.querySelector(`#hand [data-card="${code}"]`)?.classList.add(cls);
+  for (const code of action.cards || [action.card]) root.querySelector(`#hand [data-card="${code}"]`)?.classList.add(cls, action.card ? `${cls}-play` : cls);
   const entry = c.legal.find((e) => e.type !== "discard" && same(e) === same(action));
   const el = entry && root.querySelector(`[data-action="${entry.index}"]`);
   el?.classList.add(cls);
@@ -45,7 +42,7 @@ function reviewItems(items, ui, deal) {
   );
 }
 
-/** A deal's review, or the partie's summary (deal 0), its items to click. */
+/** A deal's review, or the partie's (0). */
 function reviewOf(ui, n) {
   const r = ui.reviews.get(n);
   const head = h("h2", { id: `review-title-${n}`, class: "review-title", tabindex: "-1", "data-key": `review-title-${n}` }, n ? `Review of deal ${n}` : "Review of the partie");
@@ -55,7 +52,7 @@ function reviewOf(ui, n) {
   return [head, h("p", { "data-review-text": "" }, r.text), r.items.length ? [h("p", {}, "Choose one to see that position again."), reviewItems(r.items, ui, false)] : null];
 }
 
-/** The learning parts, drawn with the rest of the table (render.js). */
+/** Drawn with the rest of the table (render.js). */
 export function learnParts(root, c) {
   const { ui, view: v, room } = c;
   if (!ui.reviews) return;
@@ -71,23 +68,22 @@ export function learnParts(root, c) {
   }
   const hint = !look && ui.hint && ui.hint.version === c.msg.version ? ui.hint.hint : null;
   const others = hint ? hint.options.slice(1) : [];
-  $("coach").replaceChildren(
-    ...(hint ? [h("p", { "data-hint-kind": hint.kind }, h("strong", {}, "Hint: "), hint.why)] : ui.hintNote ? [h("p", {}, ui.hintNote)] : []),
-    ...(others.length ? [h("ul", { class: "hint-options", "aria-label": "Also weighed" }, others.map((o) => h("li", { "data-points": o.points }, h("strong", {}, o.label), `: ${o.why}`)))] : [])
-  );
+  fill(root, "#coach", [
+    hint ? h("p", { "data-hint-kind": hint.kind }, h("strong", {}, "Hint: "), hint.why) : !!ui.hintNote && h("p", {}, ui.hintNote),
+    others.length > 0 && h("ul", { class: "hint-options", "aria-label": "Also weighed" }, others.map((o) => h("li", { "data-points": o.points }, h("strong", {}, o.label), `: ${o.why}`))),
+  ]);
   mark(root, c, look ? look.item.strong.action : hint && hint.action, "advised");
   if (look) mark(root, c, look.item.you.action, "yours");
   const review = $("review");
   const open = ui.reviewOpen;
-  review.hidden = open === null || open === undefined;
+  review.hidden = open == null;
   review.setAttribute("aria-labelledby", `review-title-${open}`);
-  review.replaceChildren(...[review.hidden ? [] : reviewOf(ui, open), ui.summaryToo && ui.reviews.has(0) ? reviewOf(ui, 0) : []].flat(Infinity).filter(Boolean));
+  fill(root, "#review", [!review.hidden && reviewOf(ui, open), ui.summaryToo && ui.reviews.has(0) && reviewOf(ui, 0)]);
   const back = $("look-back");
-  if (back) {
-    back.hidden = !look;
-    back.replaceChildren(...(look ? [h("strong", {}, `Looking back at ${whereOf(look.item)}`), h("button", { type: "button", class: "button small", "data-back": "", "data-key": "back", "aria-keyshortcuts": "Escape" }, "Back to the table")] : []));
-  }
-  if ($("practice-line")) $("practice-line").hidden = !room.practice;
+  if (back) back.hidden = !look;
+  fill(root, "#look-back", look && [h("strong", {}, `Looking back at ${whereOf(look.item)}`), h("button", { type: "button", class: "button small", "data-back": "", "data-key": "back", "aria-keyshortcuts": "Escape" }, "Back to the table")]);
+  const practice = $("practice-line");
+  if (practice) practice.hidden = !room.practice;
   if (over(v) || v.deal_number > 1) root.querySelector("[data-replay-link]")?.removeAttribute("hidden");
-  root.dataset.lookBack = look ? "true" : "false";
+  root.dataset.lookBack = !!look;
 }

@@ -1,7 +1,5 @@
-// replay.js: the replay page. A record (docs/record.md), chosen, dropped, or fetched from a
-// table (/r/{id}/replay), stepped through deal by deal and action by action: each step's
-// view drawn by the table's own modules, read-only (no `legal`, so no control acts), the
-// deal's review beside it, the view a reviewed decision was made on marked as at the table.
+// replay.js: a record (docs/record.md) chosen, dropped or fetched, stepped through: each
+// view drawn by the table's modules, read-only (no `legal`), the deal's review beside it.
 
 import { renderTable } from "./render.js";
 import { logLineText } from "./panels.js";
@@ -14,7 +12,7 @@ const KEYS = { ArrowRight: "on", ArrowLeft: "back", Home: "first", End: "last", 
 
 function load(record) {
   if (record.format !== "piquet-record") throw new Error("not a record");
-  // The start, then every step; a step's log is its deal's lines so far.
+  // The start, then each step, with its deal's log so far.
   const cut = record.start.log || [];
   const steps = [{ view: record.start, log: cut, said: cut, deal: -1 }];
   const starts = record.deals.map((d, deal) => {
@@ -24,20 +22,20 @@ function load(record) {
   });
   const reviews = new Map((record.reviews || []).map((r) => [r.deal, r]));
   at.items = new Map();
-  // A decision is shown on the view it was made on: the step's before it.
+  // A decision is shown on the view it was made on, the step before's.
   for (const x of (record.reviews || []).flatMap((r) => r.items)) {
     const i = starts[x.index] + x.step - 1;
     at.items.set(`${x.deal}:${x.step}`, i);
     steps[i].item = x;
   }
   if (record.summary) reviews.set(0, { summary: record.summary });
-  const seat = record.seat ?? null;
+  const seat = record.seat;
   const seats = record.names.map((name, i) => ({ name: i === seat ? "You" : name, joined: true }));
   Object.assign(at, { steps, starts, room: { opponent: "computer", seats }, ui: { replay: true, reviews, selected: new Set() } });
-  table.dataset.seat = seat === null ? "watch" : seat;
+  table.dataset.seat = seat ?? "watch";
   table.hidden = bar.hidden = false;
   const n = record.deals.length;
-  status.textContent = `A record of ${n} deal${n === 1 ? "" : "s"}, as ${seat === null ? "a watcher" : record.names[seat]} saw it.`;
+  status.textContent = `A record of ${n} deal${n === 1 ? "" : "s"}, as ${record.names[seat] || "a watcher"} saw it.`;
   show(0);
 }
 

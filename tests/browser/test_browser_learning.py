@@ -138,8 +138,10 @@ def test_a_hint_on_each_kind_of_decision(open_seat, artifacts) -> None:
         if kind in ("call", "answer") and {"call", "answer"} & set(shown):
             return  # one of the two is enough
         if kind == "exchange":
-            # The button says it is asking; a second hint asked meanwhile (another window of
-            # this seat, say) is refused "busy", and the page says so gently.
+            # The button says it is asking. A hint asked from another window of this seat
+            # meanwhile would have this one refused "busy" (the server's side: test_teaching):
+            # such a frame, handed to the page in the same task as the click (so before any
+            # answer), is said gently, not as a refusal; the hint asked then still shows.
             page.evaluate(f"""() => {{
                 window.__coach = [];
                 new MutationObserver(() => window.__coach.push(
@@ -148,13 +150,17 @@ def test_a_hint_on_each_kind_of_decision(open_seat, artifacts) -> None:
                   .observe({ROOT_JS}, {{subtree: true, childList: true, characterData: true}});
                 document.querySelector('[data-hint]').click();
                 const version = +{ROOT_JS}.dataset.version;
-                window.piquetTable.socket.send({{type: 'hint', version}});
+                window.__coach.push('asking:' + document.querySelector('[data-hint]').textContent);
+                window.piquetTable.socket.on.message({{type: 'error', code: 'busy', version,
+                    message: 'A hint is on its way; one at a time.'}});
+                window.__coach.push('notice:' + document.querySelector('#prompt').textContent);
             }}""")
-            page.wait_for_selector("#coach [data-hint-kind]")
             seen = page.evaluate("window.__coach")
-            assert any(text.endswith("|Asking…") for text in seen), seen
+            assert "asking:Asking…" in seen, seen
             assert any("A hint is on its way already" in text for text in seen), seen
-            assert not s.notice()  # not a refusal
+            assert not any(x.startswith("notice:") and "on its way" in x for x in seen), seen
+            page.locator("[data-hint]").click()  # asked again
+            page.wait_for_selector("#coach [data-hint-kind]")
             hint = [m for m in frames_of(s, "hint") if m["version"] == s.version()][-1]["hint"]
         else:
             hint = ask_hint(s, by_key=kind == "play")
