@@ -3,17 +3,18 @@
 import { h, parseCard, actionButton, CATEGORY_NAMES } from "./kit.js";
 import { saidLine } from "./dealinfo.js";
 
+const DECLARING = "is declaring";
 const DOING = {
   choose_dealer: "won the cut and is choosing who deals",
   carte_blanche: "is deciding on carte blanche",
   elder_exchange: "is exchanging",
   younger_discard: "is discarding",
   younger_exchange: "is exchanging",
-  elder_call: "is declaring",
+  elder_call: DECLARING,
   younger_answer: "is answering",
-  elder_lesser: "is declaring",
-  younger_call: "is declaring",
-  younger_lesser: "is declaring",
+  elder_lesser: DECLARING,
+  younger_call: DECLARING,
+  younger_lesser: DECLARING,
   lead: "to lead",
   follow: "to play",
 };
@@ -45,7 +46,7 @@ function doing(c, seat) {
   const v = c.view;
   const what = DOING[v.step];
   if (!what) return `Waiting for ${c.names[seat]}…`;
-  const said = what === "is declaring" ? saidSoFar(c, seat) : [];
+  const said = what === DECLARING ? saidSoFar(c, seat) : [];
   const hold = v.step === "lead" && !c.watching && c.room.opponent === "computer" && v.tricks.length;
   return `${c.names[seat]} ${what}${said.length ? `: ${said.join(", ")}` : ""}…${hold ? " (click or press a key to go on)" : ""}`;
 }

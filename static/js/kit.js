@@ -1,6 +1,5 @@
 // kit.js: what every part of the table draws with. No rule of Piquet: all is in the view.
 
-const SUITS = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
 export const BONUS_NAMES = {
   carte_blanche: "Carte blanche",
   repique: "Repique",
@@ -74,7 +73,7 @@ export function parseCard(code) {
 export function cardFace(code, c, opts = {}) {
   const { rank, suit } = parseCard(code);
   const name = c.cardName(code);
-  const classes = ["card", `suit-${suit}`, SUITS[suit] ? "" : "suit-unknown", opts.cls || ""];
+  const classes = ["card", `suit-${suit}`, opts.cls || ""];
   const attrs = { class: classes.join(" ").trim(), "data-card": code, title: name };
   if (opts.button) {
     // Named by a hidden span, not aria-label: the visible "K S" is in the name (WCAG 2.5.3).
