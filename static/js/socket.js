@@ -46,8 +46,11 @@ export class TableSocket {
     clearTimeout(this.retryTimer);
     this.retryTimer = null;
     let ws;
+    // Coming back, say the version last shown, with its receipt: a store that lost it is
+    // found out (docs/protocol.md).
+    const seen = this.on.seen?.();
     try {
-      ws = new WebSocket(this.url);
+      ws = new WebSocket(seen ? `${this.url}${this.url.includes("?") ? "&" : "?"}seen=${seen}` : this.url);
     } catch (err) {
       return this.scheduleRetry();
     }

@@ -35,7 +35,11 @@ const ui = {
 };
 
 const watchQuery = root.dataset.seat === "watch" ? "?watch=1" : "";
-const socket = new TableSocket(`/ws/${encodeURIComponent(root.dataset.roomId)}${watchQuery}`, { message: onMessage, status: onStatus });
+const socket = new TableSocket(`/ws/${encodeURIComponent(root.dataset.roomId)}${watchQuery}`, {
+  message: onMessage,
+  status: onStatus,
+  seen: () => (ui.lastState?.room.receipt ? `${ui.lastState.version}.${ui.lastState.room.receipt}` : null),
+});
 // For the console and the tests; nothing secret.
 window.piquetTable = { socket, ui };
 
