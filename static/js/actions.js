@@ -19,14 +19,15 @@ const DOING = {
   follow: "to play",
 };
 
+const LESSER = "Add your lesser combinations, or say you are done:";
 const MINE = {
   choose_dealer: "You won the cut. Who deals the first hand?",
   carte_blanche: "You hold carte blanche: no king, queen or jack. Announce it?",
   elder_call: "Your declaration:",
   younger_answer: "Your answer:",
-  elder_lesser: "Add your lesser combinations, or say you are done:",
+  elder_lesser: LESSER,
   younger_call: "Your declaration:",
-  younger_lesser: "Add your lesser combinations, or say you are done:",
+  younger_lesser: LESSER,
   lead: "Your lead: play a card.",
   follow: "Your turn to play a card.",
   deal_over: "The hand is scored.",

@@ -5,7 +5,9 @@ import { h, fill } from "./kit.js";
 
 const WHERE = { exchange: "the exchange", call: "a declaration", answer: "an answer", lesser: "a lesser call" };
 const over = (v) => v.phase.endsWith("_over");
-const cost = (x) => `${x.exact ? "" : "about "}−${Math.round(x.cost)}`;
+// Whole points as the review's text has them ("{:.0f}": a half to the even).
+const whole = (n) => (Math.abs(n % 1) === 0.5 ? 2 * Math.round(n / 2) : Math.round(n));
+const cost = (x) => `${x.exact ? "" : "about "}−${whole(x.cost)}`;
 /** "deal 2, trick 4" */
 const whereOf = (x, deal = true) => `${deal ? `deal ${x.deal}, ` : ""}${x.trick ? `trick ${x.trick}` : WHERE[x.kind]}`;
 /** The view just before a reviewed decision, if this page has it. */
@@ -48,7 +50,7 @@ function reviewOf(ui, n) {
   const head = h("h2", { id: `review-title-${n}`, class: "review-title", tabindex: "-1", "data-key": `review-title-${n}` }, n ? `Review of deal ${n}` : "Review of the partie");
   if (!r) return [head, h("p", { "data-review-coming": "" }, "The review is being worked out: it comes here in a moment.")];
   const s = r.summary;
-  if (s) return [head, h("p", {}, s.text), h("ul", { class: "review-deals" }, s.deals.map((d) => h("li", {}, `Deal ${d.deal}: about ${Math.round(d.points_left)} points left`))), s.biggest.length ? [h("h3", { class: "mini-title" }, "The biggest three"), reviewItems(s.biggest, ui, true)] : null];
+  if (s) return [head, h("p", {}, s.text), h("ul", { class: "review-deals" }, s.deals.map((d) => h("li", {}, `Deal ${d.deal}: about ${whole(d.points_left)} points left`))), s.biggest.length ? [h("h3", { class: "mini-title" }, "The biggest three"), reviewItems(s.biggest, ui, true)] : null];
   return [head, h("p", { "data-review-text": "" }, r.text), r.items.length ? [h("p", {}, "Choose one to see that position again."), reviewItems(r.items, ui, false)] : null];
 }
 

@@ -3,11 +3,12 @@
 {
   const KEY = "piquet.highContrast";
   const LEVEL_KEY = "piquet.level";
+  // (Private mode: for this session only.)
   const get = (key) => {
     try {
       return localStorage.getItem(key);
     } catch (e) {
-      return null; // private mode: this session only
+      return null;
     }
   };
   const set = (key, value) => {
