@@ -234,6 +234,24 @@ async def record(request: Request, room_id: str) -> Response:
         "Content-Disposition": f'attachment; filename="piquet-{room_id}-{who}.json"'})
 
 
+@router.get("/replay", response_class=HTMLResponse)
+async def replay(request: Request) -> HTMLResponse:
+    """The replay page: a record (docs/record.md) chosen or dropped, stepped through."""
+    context = {"record_url": None, "seat": 0, "card_names": engine.CARD_NAMES}
+    return _templates(request).TemplateResponse(request, "replay.html", context)
+
+
+@router.get("/r/{room_id}/replay", name="table_replay", response_model=None)
+async def table_replay(request: Request, room_id: str) -> Response:
+    """The replay page for a table: its script fetches the table's record with the
+    visitor's cookie (a seat's record, or a watcher's)."""
+    if not well_formed_room_id(room_id) or await _rooms(request).find(room_id) is None:
+        return _no_such_table(request)
+    context = {"record_url": f"/r/{room_id}/record.json", "seat": 0,
+               "card_names": engine.CARD_NAMES}
+    return _templates(request).TemplateResponse(request, "replay.html", context)
+
+
 def _no_such_table(request: Request) -> HTMLResponse:
     return message_page(
         request,

@@ -1,40 +1,38 @@
-// actions.js: what to do now: the prompt (your turn and what for, or what the other
-// seat is doing), and its controls: the discard's confirm button (and the expose
-// choice), one button per legal entry, and the smaller calls sinking allows, folded.
+// actions.js: what to do now: the prompt, the discard's confirm, a button per legal entry.
 
-import { h, cap, parseCard, actionButton, CATEGORY_NAMES } from "./kit.js";
+import { h, parseCard, actionButton, CATEGORY_NAMES } from "./kit.js";
 import { saidLine } from "./dealinfo.js";
 
-// What the seat to move is doing, as its opponent or a watcher is told it.
+const DECLARING = "is declaring";
 const DOING = {
   choose_dealer: "won the cut and is choosing who deals",
   carte_blanche: "is deciding on carte blanche",
   elder_exchange: "is exchanging",
   younger_discard: "is discarding",
   younger_exchange: "is exchanging",
-  elder_call: "is declaring",
+  elder_call: DECLARING,
   younger_answer: "is answering",
-  elder_lesser: "is declaring",
-  younger_call: "is declaring",
-  younger_lesser: "is declaring",
+  elder_lesser: DECLARING,
+  younger_call: DECLARING,
+  younger_lesser: DECLARING,
   lead: "to lead",
   follow: "to play",
 };
 
+const LESSER = "Add your lesser combinations, or say you are done:";
 const MINE = {
   choose_dealer: "You won the cut. Who deals the first hand?",
   carte_blanche: "You hold carte blanche: no king, queen or jack. Announce it?",
   elder_call: "Your declaration:",
   younger_answer: "Your answer:",
-  elder_lesser: "Add your lesser combinations, or say you are done:",
+  elder_lesser: LESSER,
   younger_call: "Your declaration:",
-  younger_lesser: "Add your lesser combinations, or say you are done:",
+  younger_lesser: LESSER,
   lead: "Your lead: play a card.",
   follow: "Your turn to play a card.",
   deal_over: "The hand is scored.",
 };
 
-/** What `seat` has said in its present turn of speaking (its calls, one after another). */
 function saidSoFar(c, seat) {
   const out = [];
   for (const line of [...(c.view.log || [])].reverse()) {
@@ -44,28 +42,27 @@ function saidSoFar(c, seat) {
   return out;
 }
 
-/** "Computer is declaring: Point of four, Quart…": what the seat to move is doing. */
+/** "Computer is declaring: Point of four, Quart…" */
 function doing(c, seat) {
   const v = c.view;
   const what = DOING[v.step];
   if (!what) return `Waiting for ${c.names[seat]}…`;
-  const said = what === "is declaring" ? saidSoFar(c, seat) : [];
-  const hold = v.step === "lead" && !c.watching && c.room.opponent === "computer" && (v.tricks || []).length;
+  const said = what === DECLARING ? saidSoFar(c, seat) : [];
+  const hold = v.step === "lead" && !c.watching && c.room.opponent === "computer" && v.tricks.length;
   return `${c.names[seat]} ${what}${said.length ? `: ${said.join(", ")}` : ""}…${hold ? " (click or press a key to go on)" : ""}`;
 }
 
-/** While answering or declaring: what was said so far in this category, in view with the buttons. */
 function saidNow(c) {
   const at = c.view.declaring;
-  const d = at && (c.view.declarations || []).find((x) => x.category === at.category);
+  const d = at && c.view.declarations.find((x) => x.category === at.category);
   if (!d || !d.said || !d.said.length) return null;
-  return h("p", { class: "said-now", "data-area": "said-now" }, h("strong", {}, `${CATEGORY_NAMES[d.category] || cap(d.category)}: `), d.said.map((line) => saidLine(c, line)).join(" · "));
+  return h("p", { class: "said-now", "data-area": "said-now" }, h("strong", {}, `${CATEGORY_NAMES[d.category]}: `), d.said.map((line) => saidLine(c, line)).join(" · "));
 }
 
 export function promptText(c) {
   const v = c.view;
   if (c.watching) {
-    const who = v.to_move === null || v.to_move === undefined || v.phase === "partie_over" ? "" : ` ${doing(c, v.to_move)}`;
+    const who = v.to_move == null || v.phase === "partie_over" ? "" : ` ${doing(c, v.to_move)}`;
     return `You are watching: you see what is public, never a hand.${who}`;
   }
   if (v.phase === "partie_over") return "The partie is over.";
@@ -115,8 +112,7 @@ export function actionsArea(c) {
       )
     );
   }
-  // The engine lists calls best first. The first call of each category stays in
-  // view; the smaller calls that sinking allows fold out, so the choice stays calm.
+  // Calls come best first: the first of each category in view, the smaller ones folded.
   const firstOfCategory = new Set();
   const smaller = [];
   for (const entry of c.buttons) {
@@ -129,15 +125,12 @@ export function actionsArea(c) {
   }
   if (smaller.length) out.push(sinkingMenu(c, smaller));
   // `see` entries that match no listed combination still get a button here.
-  const comboIds = new Set((c.view.combos || []).map((x) => x.id));
+  const comboIds = new Set(c.view.combos.map((x) => x.id));
   for (const entry of c.sees) if (!comboIds.has(entry.combo)) out.push(actionButton(entry, c, "see"));
   return out;
 }
 
-/**
- * The smaller calls sinking allows, grouped by category, then by what is said ("Point of
- * four"): one row per call, a small button per suit (or per choice of cards) in it.
- */
+/** The smaller calls: by category, a row per call, a button per suit (or choice) in it. */
 function sinkingMenu(c, smaller) {
   const groups = new Map();
   for (const entry of smaller) {
@@ -151,11 +144,11 @@ function sinkingMenu(c, smaller) {
     h("summary", { class: "button", "data-key": "sinking-summary" }, `Call less than you hold (${smaller.length} ways)`),
     h("p", { class: "sinking-help" }, "Sinking: you may call less than you hold, or say “Nothing”, to keep your hand hidden. What you do not call cannot score."),
     [...groups].map(([category, rows]) =>
-      // A group named by its category, not a heading: the menu is no section of the page.
+      // Named by its category, not a heading: the menu is no section of the page.
       h(
         "div",
         { class: "sink-group", "data-category": category, role: "group", "aria-labelledby": `sink-${category}` },
-        h("p", { class: "mini-title", id: `sink-${category}` }, CATEGORY_NAMES[category] || cap(category)),
+        h("p", { class: "mini-title", id: `sink-${category}` }, CATEGORY_NAMES[category]),
         [...rows].map(([label, entries]) =>
           h("div", { class: "sink-row", "data-label": label }, h("span", { class: "sink-label", "aria-hidden": "true" }, label), entries.map((entry) => sinkButton(entry, c)))
         )
@@ -164,7 +157,7 @@ function sinkingMenu(c, smaller) {
   );
 }
 
-/** A compact call button: the suit (or the cards) in view, the full call for the ear. */
+/** The suit (or the cards) in view, the full call for the ear. */
 function sinkButton(entry, c) {
   const cards = entry.cards || [];
   const suits = [...new Set(cards.map((code) => parseCard(code).suit))];

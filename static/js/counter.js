@@ -1,5 +1,4 @@
-// counter.js: the bar above the felt: which deal it is and who deals (or the cut, or
-// the partie over), both seats' partie scores, and "New match" with its confirmation.
+// counter.js: the bar above the felt: the deal and who deals, the scores, "New match".
 
 import { h, sep } from "./kit.js";
 
@@ -8,9 +7,8 @@ export function counterDeal(c) {
   if (v.phase === "partie_over") return [h("strong", {}, "Partie over"), ` after ${v.deal_number} deals`];
   if (!v.deal_number) return [h("strong", {}, "The cut"), " for the first deal"];
   const parts = [h("strong", {}, `Deal ${v.deal_number} of ${v.deals_in_partie}`)];
-  if (v.dealer !== null && v.dealer !== undefined) {
+  if (v.dealer != null) {
     parts.push(sep(), c.verb(v.dealer, "deal", "deals"));
-    // A watcher is told who is elder; a seat, which it is.
     const role = c.watching ? `${c.names[v.elder]} is elder hand` : `you are ${v.elder === c.me ? "elder" : "younger"} hand`;
     parts.push(h("span", { class: "role-me" }, sep(), role));
   }
@@ -18,7 +16,7 @@ export function counterDeal(c) {
 }
 
 export function counterScores(c) {
-  const total = (c.view.scores && c.view.scores.partie) || [0, 0];
+  const total = c.view.scores.partie;
   return [c.me, c.opp].map((seat) =>
     h(
       "span",

@@ -1,11 +1,9 @@
-// dealinfo.js: the column beside the felt, this deal: the bonuses so far, the
-// declarations (what each seat said, and who won each category), what scored or tied
-// (with "See the …" to have it shown), what was laid face up, and the rest of elder's five.
+// dealinfo.js: this deal, beside the felt: bonuses, calls, what scored, what was shown.
 
-import { h, cap, cardRow, actionButton, bonusName, CATEGORY_NAMES } from "./kit.js";
+import { h, cardRow, actionButton, BONUS_NAMES, CATEGORY_NAMES } from "./kit.js";
 
 function bonusBadges(c) {
-  const bonuses = c.view.bonuses || [];
+  const bonuses = c.view.bonuses;
   if (!bonuses.length) return null;
   return h(
     "ul",
@@ -14,7 +12,7 @@ function bonusBadges(c) {
       h(
         "li",
         { class: `bonus bonus-${b.kind}`, "data-bonus": b.kind },
-        h("strong", {}, `${bonusName(b.kind)}:`),
+        h("strong", {}, `${BONUS_NAMES[b.kind]}:`),
         ` ${c.names[b.seat]} +${b.points}`
       )
     )
@@ -23,22 +21,18 @@ function bonusBadges(c) {
 
 const ORDINALS = ["first", "second", "third", "fourth"];
 
-/** "Elder: Point of six" -> "You: Point of six" (the engine words roles; we name seats). */
+/** "Elder: Point of six" -> "You: Point of six". */
 export function saidLine(c, line) {
   const m = /^(Elder|Younger): (.*)$/.exec(line);
-  if (!m || c.view.elder === null || c.view.elder === undefined) return line;
+  if (!m || c.view.elder == null) return line;
   const seat = m[1] === "Elder" ? c.view.elder : 1 - c.view.elder;
   return `${c.names[seat]}: ${m[2]}`;
 }
 
 function outcomeText(c, outcome) {
-  if (outcome === "elder" || outcome === "younger") {
-    const seat = outcome === "elder" ? c.view.elder : 1 - c.view.elder;
-    return c.verb(seat, "win", "wins");
-  }
   if (outcome === "equal") return "Equal: nobody scores";
   if (outcome === "none") return "Nobody";
-  return outcome ? cap(String(outcome).replace(/_/g, " ")) : "";
+  return c.verb(outcome === "elder" ? c.view.elder : 1 - c.view.elder, "win", "wins");
 }
 
 export function dealInfo(c) {
@@ -48,7 +42,7 @@ export function dealInfo(c) {
   const badges = bonusBadges(c);
   if (badges && v.phase !== "deal_over" && v.phase !== "partie_over") out.push(badges);
 
-  const decl = (v.declarations || []).filter((d) => d.said && d.said.length);
+  const decl = v.declarations.filter((d) => d.said.length);
   if (decl.length) {
     out.push(
       h("h2", { class: "mini-title" }, "Declarations"),
@@ -59,7 +53,7 @@ export function dealInfo(c) {
           h(
             "li",
             { "data-category": d.category },
-            h("span", { class: "decl-cat" }, CATEGORY_NAMES[d.category] || cap(d.category)),
+            h("span", { class: "decl-cat" }, CATEGORY_NAMES[d.category]),
             " ",
             d.outcome && d.outcome !== "pending" ? h("span", { class: "decl-outcome" }, outcomeText(c, d.outcome)) : null,
             h("ul", { class: "decl-said" }, d.said.map((line) => h("li", {}, saidLine(c, line))))
@@ -69,7 +63,7 @@ export function dealInfo(c) {
     );
   }
 
-  const combos = v.combos || [];
+  const combos = v.combos;
   const seeByCombo = new Map(c.sees.map((s) => [s.combo, s]));
   if (combos.length) {
     out.push(
@@ -79,7 +73,6 @@ export function dealInfo(c) {
         { class: "combos" },
         combos.map((x) => {
           const see = seeByCombo.get(x.id);
-          // Two alike ("Tierce", "Tierce": a lesser one too) are told apart by their order.
           const alike = combos.filter((y) => y.seat === x.seat && y.label === x.label);
           const which = alike.length > 1 ? ORDINALS[alike.indexOf(x)] || `number ${alike.indexOf(x) + 1}` : "";
           return h(
@@ -97,22 +90,22 @@ export function dealInfo(c) {
     );
   }
 
-  // A combination already shown above is not repeated; carte blanche and the like are.
+  // What was shown above is not repeated.
   const shownCombos = new Set(combos.filter((x) => x.shown && x.cards).map((x) => [...x.cards].sort().join(" ")));
-  shownCombos.add([...(v.exposed_stock || [])].sort().join(" ")); // on the stock already
-  for (const s of v.shown || []) {
-    if (shownCombos.has([...(s.cards || [])].sort().join(" "))) continue;
+  shownCombos.add([...v.exposed_stock].sort().join(" ")); // on the stock already
+  for (const s of v.shown) {
+    if (shownCombos.has([...s.cards].sort().join(" "))) continue;
     out.push(
       h(
         "div",
         { class: "shown", "data-area": "shown", "data-seat": s.seat },
         h("h2", { class: "mini-title" }, `${c.verb(s.seat, "showed", "showed")}: ${s.what}`),
-        cardRow(s.cards || [], c)
+        cardRow(s.cards, c)
       )
     );
   }
 
-  const seen = v.seen_stock || [];
+  const seen = v.seen_stock;
   if (seen.length) {
     out.push(
       h(

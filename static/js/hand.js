@@ -1,5 +1,4 @@
-// hand.js: your hand: each card a button, to select for the discard, to play (the
-// playable ones marked), or shown without a choice; a watcher sees the host's backs.
+// hand.js: your hand, each card a button (to select, to play); a watcher's: the host's backs.
 
 import { h, cardFace, back } from "./kit.js";
 import { roleOf } from "./opponent.js";
@@ -7,7 +6,6 @@ import { roleOf } from "./opponent.js";
 export function handArea(c) {
   const v = c.view;
   if (c.watching) {
-    // The host's side, named as the other seat is: a watcher holds no hand.
     const n = (v.hand_counts || [])[c.me] || 0;
     const role = roleOf(c, c.me);
     return [
@@ -15,7 +13,7 @@ export function handArea(c) {
       n ? h("span", { class: "fan watched", role: "img", "aria-label": `${c.names[c.me]} holds ${n} card${n === 1 ? "" : "s"}` }, Array.from({ length: n }, () => back())) : null,
     ];
   }
-  const hand = v.hand || [];
+  const hand = v.hand;
   const selecting = !!c.discard;
   const playing = c.plays.size > 0;
   return hand.map((code, i) => {

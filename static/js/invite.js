@@ -1,5 +1,4 @@
-// invite.js: a friend's table before the friend comes: copying the link for the maker,
-// and, on the friend's first visit, taking the free seat by a POST from the page.
+// invite.js: the maker copies the link; the friend's first visit takes the seat.
 
 export async function copyLink() {
   const input = document.getElementById("invite-url");
@@ -21,10 +20,8 @@ export async function copyLink() {
   if (status) status.textContent = ok ? "Link copied. Send it to your friend." : "Select the link and copy it.";
 }
 
-// A friend's first visit: the page, not the GET that loaded it, takes the free seat, so a
-// chat app fetching a preview of the link takes nothing (docs/protocol.md). Once the seat
-// cookie is set the socket opens as on any visit (`then`); if the seat went to someone
-// else meanwhile, or the table is gone, the server's page says so.
+// The page, not the GET that loaded it, takes the free seat: a chat app previewing the link
+// takes nothing (docs/protocol.md). Seat gone or table gone: the server's page says so.
 export async function claimSeat(root, then) {
   const again = () => setTimeout(() => claimSeat(root, then), 2000);
   let response;

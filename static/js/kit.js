@@ -1,10 +1,6 @@
-// kit.js: what every part of the table draws with. `h` (a tiny DOM builder), the
-// context worked out once per state message (who is who, the legal entries), a card's
-// face, a row of small cards, a back, a legal entry's button, and the words for
-// categories and bonuses. No rule of Piquet: everything comes from the view.
+// kit.js: what every part of the table draws with. No rule of Piquet: all is in the view.
 
-const SUITS = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
-const BONUS_NAMES = {
+export const BONUS_NAMES = {
   carte_blanche: "Carte blanche",
   repique: "Repique",
   pique: "Pique",
@@ -13,66 +9,51 @@ const BONUS_NAMES = {
 };
 export const CATEGORY_NAMES = { point: "Point", sequence: "Sequence", set: "Set" };
 export const PROMINENT_BONUSES = ["carte_blanche", "repique", "pique", "capot"];
-// "QH" -> "Queen of Hearts", for all 32 cards: sent once with the page (#card-names),
-// since state messages write cards by code only.
+// "QH" -> "Queen of Hearts": sent once with the page, as states name cards by code only.
 const CARD_NAMES = JSON.parse(document.getElementById("card-names")?.textContent || "{}");
 
-/** h("button", {class: "x", "data-action": 2}, "text", child): a tiny DOM builder. */
+/** h("button", {class: "x"}, "text", child): a tiny DOM builder. */
 export function h(tag, attrs, ...children) {
   const el = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs || {})) {
-    if (value === null || value === undefined || value === false) continue;
+    if (value == null || value === false) continue;
     if (key === "class") el.className = value;
     else el.setAttribute(key, value === true ? "" : String(value));
   }
   for (const child of children.flat(Infinity)) {
-    if (child === null || child === undefined || child === false) continue;
+    if (child == null || child === false) continue;
     el.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }
   return el;
 }
 
-export function cap(text) {
-  return text ? text[0].toUpperCase() + text.slice(1) : "";
+/** `nodes` (nested; null and false left out) into `selector`, if there. */
+export function fill(root, selector, nodes) {
+  root.querySelector(selector)?.replaceChildren(...[nodes].flat(Infinity).filter((n) => n != null && n !== false));
 }
 
-export function bonusName(kind) {
-  return BONUS_NAMES[kind] || cap(String(kind).replace(/_/g, " "));
-}
-
-/** Everything the drawing functions share, worked out once per state message. */
+/** What the drawing shares, worked out once per state. */
 export function context(msg, ui) {
   const view = msg.view;
   const room = msg.room || {};
   // A watcher holds no seat: drawn from seat 0's side, both seats by name.
-  const watching = view.seat === null || view.seat === undefined;
+  const watching = view.seat == null;
   const me = watching ? 0 : view.seat;
   const opp = 1 - me;
   const seats = room.seats || [];
-  const oppName =
-    (seats[opp] && seats[opp].name) || (room.opponent === "computer" ? "Computer" : "Your friend");
   const names = [];
-  names[me] = watching ? (seats[me] && seats[me].name) || "Host" : "You";
-  names[opp] = oppName;
+  names[me] = watching ? seats[me]?.name || "Host" : "You";
+  names[opp] = seats[opp]?.name || (room.opponent === "computer" ? "Computer" : "Your friend");
   const legal = (view.legal || []).map((entry, index) => ({ ...entry, index }));
   const other = seats[opp];
   return {
-    msg,
-    view,
-    room,
-    ui,
-    me,
-    opp,
-    names,
-    watching,
-    legal,
+    msg, view, room, ui, me, opp, names, watching, legal,
     discard: legal.find((a) => a.type === "discard") || null,
     plays: new Map(legal.filter((a) => a.type === "play").map((a) => [a.card, a])),
     // Once the partie is over nothing more is asked: no "See the …" either.
     sees: view.phase === "partie_over" ? [] : legal.filter((a) => a.type === "see"),
     buttons: legal.filter((a) => !["play", "discard", "see"].includes(a.type)),
     myTurn: legal.some((a) => a.type !== "see"),
-    /** The maker of a friend's table, before the friend has come. */
     waitingForFriend: room.opponent === "friend" && !watching && !!other && !other.joined,
     /** "You deal" / "Computer deals" */
     verb(seat, youForm, otherForm) {
@@ -88,18 +69,14 @@ export function parseCard(code) {
   return { rank: code.slice(0, -1), suit: code.slice(-1) };
 }
 
-/**
- * One card face. `button` makes it a control (the hand); otherwise it is an image
- * with its name. The suit shows as glyph + letter, never by colour alone.
- */
+/** A card's face: a control (the hand) or a named image; its suit by glyph and letter. */
 export function cardFace(code, c, opts = {}) {
   const { rank, suit } = parseCard(code);
   const name = c.cardName(code);
-  const classes = ["card", `suit-${suit}`, SUITS[suit] ? "" : "suit-unknown", opts.cls || ""];
+  const classes = ["card", `suit-${suit}`, opts.cls || ""];
   const attrs = { class: classes.join(" ").trim(), "data-card": code, title: name };
   if (opts.button) {
-    // Named by its content (a hidden span), not aria-label: the visible "K S" is then no
-    // name that differs from what is read ("King of Spades"), per WCAG 2.5.3.
+    // Named by a hidden span, not aria-label: the visible "K S" is in the name (WCAG 2.5.3).
     Object.assign(attrs, { type: "button" }, opts.attrs || {});
   } else {
     Object.assign(attrs, { role: "img", "aria-label": name });
@@ -133,11 +110,8 @@ export function sep() {
   return h("span", { class: "sep" }, h("span", { "aria-hidden": "true" }, " · "), h("span", { class: "visually-hidden" }, ", "));
 }
 
-/**
- * A button for one legal entry: its label, as the engine words it. An entry that
- * names cards (a call) also lists them for screen readers and marks them in the hand
- * on hover or focus, since two suits can give the same words ("Point of four").
- */
+/** A legal entry's button; a call's cards are listed for the ear and marked in the hand
+ * (two suits can read "Point of four"). */
 export function actionButton(entry, c, cls = "", which = "") {
   const cards = Array.isArray(entry.cards) ? entry.cards : null;
   const suits = cards ? [...new Set(cards.map((code) => parseCard(code).suit))] : [];

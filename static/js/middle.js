@@ -1,6 +1,4 @@
-// middle.js: the middle of the felt: the cut, the stock (and younger's leftovers face
-// up in its place, and how many each took), the trick in play or the last one won, the
-// deal's score once it is over, part by part, and the partie's result at the end.
+// middle.js: the felt's middle: the cut, the stock, the trick, the deal's score, the result.
 
 import { h, cardFace, cardRow, back, sep } from "./kit.js";
 import { scoresPanel } from "./panels.js";
@@ -25,7 +23,7 @@ function cutArea(c) {
         )
       )
     ),
-    winner === null || winner === undefined
+    winner == null
       ? null
       : h(
           "p",
@@ -37,16 +35,15 @@ function cutArea(c) {
 
 function stockArea(c) {
   const v = c.view;
-  const n = v.stock_count || 0;
-  const took = v.took || [null, null];
+  const n = v.stock_count;
+  const took = v.took;
   const lines = [];
   const elder = v.elder;
-  const order = elder === null || elder === undefined ? [] : [elder, 1 - elder];
+  const order = elder == null ? [] : [elder, 1 - elder];
   for (const seat of order) {
-    if (took[seat] !== null && took[seat] !== undefined) lines.push(h("li", {}, c.verb(seat, `took ${took[seat]}`, `took ${took[seat]}`)));
+    if (took[seat] != null) lines.push(h("li", {}, c.verb(seat, `took ${took[seat]}`, `took ${took[seat]}`)));
   }
-  // Younger's leftovers, once turned up, lie face up where the stock is: drawn once.
-  const up = v.exposed_stock || [];
+  const up = v.exposed_stock;
   return h(
     "div",
     { class: "stock", "data-area": "stock" },
@@ -65,7 +62,7 @@ function stockArea(c) {
 function trickArea(c) {
   const v = c.view;
   const current = v.trick && v.trick.cards && v.trick.cards.length ? v.trick : null;
-  const finished = v.tricks || [];
+  const finished = v.tricks;
   const last = finished.length ? finished[finished.length - 1] : null;
   let shown = current;
   let caption = "";
@@ -111,7 +108,7 @@ function dealOverArea(c) {
 
 function lastDeal(c, tag = "h3") {
   const v = c.view;
-  const deal = (v.scores && v.scores.deal) || [0, 0];
+  const deal = v.scores.deal;
   return h(
     "div",
     { class: "last-deal", "data-area": "last-deal" },
@@ -121,8 +118,7 @@ function lastDeal(c, tag = "h3") {
   );
 }
 
-// The deal told as a score sheet would: each part, both seats side by side (Law 67's
-// order; carte blanche only when it scored), the deal's total and the partie's.
+// The deal as a score sheet tells it: each part, both seats (Law 67's order).
 const ROWS = [
   ["carte_blanche", "Carte blanche"],
   ["point", "Point"],
@@ -135,8 +131,8 @@ const ROWS = [
 ];
 
 function dealTable(c) {
-  const sc = c.view.scores || {};
-  const parts = (sc.sheet_parts || [])[c.view.deal_number - 1] || sc.parts || [{}, {}];
+  const sc = c.view.scores;
+  const parts = sc.sheet_parts[c.view.deal_number - 1] || sc.parts;
   const of = (seat) => parts[seat] || {};
   const repique = of(0).repique || of(1).repique;
   const got = (seat, key) => of(seat)[key] || (key === "pique" && of(seat).repique) || 0;
@@ -151,7 +147,7 @@ function dealTable(c) {
     { class: "sheet deal-table", "data-area": "deal-table" },
     h("thead", {}, h("tr", {}, h("td", {}), [c.me, c.opp].map((seat) => h("th", { scope: "col" }, c.names[seat])))),
     h("tbody", {}, rows),
-    h("tfoot", {}, row({ "data-total": "" }, "This deal", sc.deal || [0, 0]), row({ "data-partie": "" }, "Partie", sc.partie || [0, 0]))
+    h("tfoot", {}, row({ "data-total": "" }, "This deal", sc.deal), row({ "data-partie": "" }, "Partie", sc.partie))
   );
 }
 
@@ -159,13 +155,12 @@ function resultArea(c) {
   const r = c.view.result || {};
   let title = "A draw";
   if (r.winner === c.me && !c.watching) title = "You win the partie";
-  else if (r.winner !== null && r.winner !== undefined) title = `${c.names[r.winner]} wins the partie`;
-  const totals = r.totals || (c.view.scores && c.view.scores.partie) || [0, 0];
+  else if (r.winner != null) title = `${c.names[r.winner]} wins the partie`;
+  const totals = r.totals || c.view.scores.partie;
   const out = h(
     "div",
-    { class: "result", "data-area": "result", "data-winner": r.winner === null || r.winner === undefined ? "" : r.winner },
+    { class: "result", "data-area": "result", "data-winner": r.winner == null ? "" : r.winner },
     h("h2", { class: "result-title" }, title),
-    // The last deal's result stays in view, then the whole sheet and the Rubicon sum.
     c.view.deal_number ? lastDeal(c) : null,
     h("div", { class: "final-sheet", "data-area": "final-sheet" }, scoresPanel(c, true)),
     h("p", { class: "result-totals" }, `${c.names[c.me]} ${totals[c.me]} · ${c.names[c.opp]} ${totals[c.opp]}`),
@@ -190,7 +185,6 @@ export function middleArea(c) {
   if (v.phase === "partie_over") return [resultArea(c)];
   if (c.waitingForFriend) return [h("p", { class: "waiting-text" }, "The cut is made once your friend sits down.")];
   if (v.phase === "cut" || !v.deal_number) return [cutArea(c) || h("p", { class: "waiting-text" }, "Waiting for the cut…")];
-  // Once the deal is over its result takes the whole middle (the stock is empty).
   if (v.phase === "deal_over") return [dealOverArea(c)];
   return [stockArea(c), trickArea(c)];
 }

@@ -1,9 +1,8 @@
-// opponent.js: the other seat's side of the felt: its name and role, whether it is
-// connected (a friend's table) and how many watch, and its cards as a fan of backs.
+// opponent.js: the other seat's side: name, role, presence, watchers, a fan of backs.
 
 import { h, back } from "./kit.js";
 
-/** Whether the other seat is here, and how many watch: alone redrawn on `presence`. */
+/** Redrawn alone on `presence`. */
 export function presenceLine(c) {
   const seat = (c.room.seats || [])[c.opp];
   if (!seat) return null;
@@ -21,7 +20,7 @@ function presenceOf(c, seat) {
 
 export function roleOf(c, seat) {
   const v = c.view;
-  if (v.elder === null || v.elder === undefined || !v.deal_number) return "";
+  if (v.elder == null || !v.deal_number) return "";
   return seat === v.elder ? "elder hand" : "younger hand";
 }
 

@@ -1,20 +1,19 @@
-// panels.js: the three panels under the table: the score sheet (deal by deal, and part
-// by part at the partie's end), your discards and the tricks of this deal, and the log.
+// panels.js: the panels under the table: the score sheet, the discards and tricks, the log.
 
 import { h, cardRow } from "./kit.js";
 
 const PART_NAMES = { carte_blanche: "carte blanche", sequences: "sequences", sets: "sets", play: "play", cards: "the cards" };
 
-/** "point 6 · play 11": what one seat scored in one deal, part by part. */
+/** "point 6 · play 11" */
 function partsText(parts) {
   return Object.entries(parts || {}).map(([name, points]) => `${PART_NAMES[name] || name} ${points}`).join(" · ");
 }
 
 export function scoresPanel(c, withParts = false) {
-  const sc = c.view.scores || {};
-  const parts = sc.sheet_parts || [];
-  const sheet = sc.sheet || [];
-  const total = sc.partie || [0, 0];
+  const sc = c.view.scores;
+  const parts = sc.sheet_parts;
+  const sheet = sc.sheet;
+  const total = sc.partie;
   if (!sheet.length) return [h("p", {}, "Nothing has scored yet.")];
   return [
     h(
@@ -43,14 +42,14 @@ export function scoresPanel(c, withParts = false) {
 export function cardsPanel(c) {
   const v = c.view;
   const out = [];
-  const discards = v.discards || [];
+  const discards = v.discards;
   if (!c.watching) {
     out.push(
       h("h2", { class: "mini-title" }, "Your discards (only you see these)"),
       discards.length ? cardRow(discards, c, "my-discards") : h("p", {}, "None yet this deal.")
     );
   }
-  const tricks = v.tricks || [];
+  const tricks = v.tricks;
   out.push(h("h2", { class: "mini-title" }, "Tricks this deal"));
   if (!tricks.length) out.push(h("p", {}, "No trick played yet."));
   else {
@@ -69,7 +68,7 @@ export function cardsPanel(c) {
       )
     );
   }
-  const won = v.tricks_won || [0, 0];
+  const won = v.tricks_won;
   out.push(h("p", { class: "tricks-won" }, `Tricks won: ${c.watching ? c.names[c.me] : "you"} ${won[c.me]}, ${c.names[c.opp]} ${won[c.opp]}`));
   return out;
 }
@@ -77,7 +76,7 @@ export function cardsPanel(c) {
 const UNSIGNED_KINDS = ["deal", "deal_end", "partie_end"];
 
 export function logLineText(c, line) {
-  const anon = line.seat === null || line.seat === undefined || UNSIGNED_KINDS.includes(line.kind);
+  const anon = line.seat == null || UNSIGNED_KINDS.includes(line.kind);
   const who = anon ? "" : `${c.names[line.seat]}: `;
   // "score" and "bonus" lines already say what they scored.
   const pts = line.points && line.kind !== "score" && line.kind !== "bonus" ? ` (+${line.points})` : "";
@@ -91,7 +90,7 @@ export function logPanel(c) {
   return [
     h(
       "ol",
-      // Scrolls on its own: reached by Tab (and read by arrow keys) like any control.
+      // It scrolls: reached by Tab like any control.
       { class: "log", start: log.length - recent.length + 1, tabindex: "0", "aria-label": "Log of recent play", "data-key": "log" },
       recent.map((line) => h("li", { class: `log-${line.kind}`, "data-kind": line.kind }, logLineText(c, line)))
     ),

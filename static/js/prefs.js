@@ -1,50 +1,36 @@
-// prefs.js: the high-contrast switch and the computer's level, remembered on this device.
-// A classic script loaded in <head> so the setting applies before the first paint.
-(function () {
-  "use strict";
-  var KEY = "piquet.highContrast";
-  var root = document.documentElement;
-
-  function stored() {
-    try { return window.localStorage.getItem(KEY) === "1"; } catch (e) { return false; }
-  }
-  function store(on) {
-    try { window.localStorage.setItem(KEY, on ? "1" : "0"); } catch (e) { /* private mode: session only */ }
-  }
-  function apply(on) {
-    root.classList.toggle("hc", on);
-    var buttons = document.querySelectorAll("[data-contrast-toggle]");
-    for (var i = 0; i < buttons.length; i++) {
-      buttons[i].setAttribute("aria-pressed", on ? "true" : "false");
+// prefs.js: the high-contrast switch and the lobby's computer level, kept on this device.
+// A classic script in <head>, so the setting applies before the first paint.
+{
+  const KEY = "piquet.highContrast";
+  const LEVEL_KEY = "piquet.level";
+  // (Private mode: for this session only.)
+  const get = (key) => {
+    try {
+      return localStorage.getItem(key);
+    } catch (e) {
+      return null;
     }
-  }
+  };
+  const set = (key, value) => {
+    try {
+      localStorage.setItem(key, value);
+    } catch (e) {}
+  };
+  const apply = (on) => {
+    document.documentElement.classList.toggle("hc", on);
+    for (const button of document.querySelectorAll("[data-contrast-toggle]")) button.setAttribute("aria-pressed", on);
+  };
 
-  // The lobby's computer level, remembered the same way.
-  var LEVEL_KEY = "piquet.level";
-  function restoreLevel() {
-    var level = null;
-    try { level = window.localStorage.getItem(LEVEL_KEY); } catch (e) { /* private mode */ }
-    var radios = document.querySelectorAll("[data-level-choice]");
-    for (var i = 0; i < radios.length; i++) {
-      if (radios[i].value === level) radios[i].checked = true;
-    }
-  }
-
-  apply(stored());
-  document.addEventListener("DOMContentLoaded", function () {
-    apply(stored());
-    restoreLevel();
-    document.addEventListener("change", function (event) {
-      var radio = event.target;
-      if (!radio || !radio.hasAttribute || !radio.hasAttribute("data-level-choice")) return;
-      try { window.localStorage.setItem(LEVEL_KEY, radio.value); } catch (e) { /* session only */ }
-    });
-    document.addEventListener("click", function (event) {
-      var button = event.target.closest && event.target.closest("[data-contrast-toggle]");
-      if (!button) return;
-      var on = !root.classList.contains("hc");
-      store(on);
+  apply(get(KEY) === "1");
+  document.addEventListener("DOMContentLoaded", () => {
+    apply(get(KEY) === "1");
+    for (const radio of document.querySelectorAll("[data-level-choice]")) if (radio.value === get(LEVEL_KEY)) radio.checked = true;
+    document.addEventListener("change", (event) => event.target.hasAttribute?.("data-level-choice") && set(LEVEL_KEY, event.target.value));
+    document.addEventListener("click", (event) => {
+      if (!event.target.closest?.("[data-contrast-toggle]")) return;
+      const on = !document.documentElement.classList.contains("hc");
+      set(KEY, on ? "1" : "0");
       apply(on);
     });
   });
-})();
+}

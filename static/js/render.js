@@ -1,11 +1,7 @@
-// render.js: draws the table from one server `state` message (docs/protocol.md), each
-// region by the module named for it; here, only putting them in place and keeping the
-// focus across a redraw. No rule of Piquet: what is shown comes from the view, and every
-// button is one of `view.legal` (`discard` becomes a card selection and a confirm button).
-// Hooks for tests: data-action (index into view.legal), data-type, data-card, and
-// data-version on the table root.
+// render.js: the table from one `state`, each region by its module, the focus kept. Every
+// button is one of `view.legal` (data-action: its index).
 
-import { h, context } from "./kit.js";
+import { h, context, fill } from "./kit.js";
 import { counterDeal, counterScores, counterTools } from "./counter.js";
 import { opponentArea, presenceLine } from "./opponent.js";
 import { middleArea } from "./middle.js";
@@ -13,23 +9,16 @@ import { handArea } from "./hand.js";
 import { promptText, actionsArea } from "./actions.js";
 import { dealInfo } from "./dealinfo.js";
 import { scoresPanel, cardsPanel, logPanel } from "./panels.js";
-
-function fill(root, selector, nodes) {
-  const el = root.querySelector(selector);
-  if (el) el.replaceChildren(...[nodes].flat(Infinity).filter((n) => n !== null && n !== undefined && n !== false));
-}
+import { learnParts } from "./learn.js";
 
 function rememberFocus(root) {
   const active = document.activeElement;
   if (!active || !root.contains(active)) return null;
-  const key = active.getAttribute("data-key");
-  const inHand = active.closest("#hand");
-  const index = inHand ? Number(active.getAttribute("data-index")) : -1;
-  return { key, inHand: !!inHand, index, inTable: true };
+  return { key: active.getAttribute("data-key"), inHand: !!active.closest("#hand"), index: Number(active.getAttribute("data-index")) };
 }
 
 function restoreFocus(root, memo, c) {
-  if (!memo || !memo.inTable) return;
+  if (!memo) return;
   if (root.contains(document.activeElement) && document.activeElement !== document.body) return;
   let target = memo.key ? root.querySelector(`[data-key="${CSS.escape(memo.key)}"]`) : null;
   if (!target && memo.inHand) {
@@ -37,10 +26,9 @@ function restoreFocus(root, memo, c) {
     target = root.querySelector("#hand .playable") || cards[Math.min(memo.index, cards.length - 1)] || null;
   }
   if (!target && c.myTurn) target = root.querySelector("#hand .playable, #actions [data-action]");
-  if (target) target.focus({ preventScroll: true });
+  target?.focus({ preventScroll: true });
 }
 
-/** Redraws every region of the table from one state message. */
 export function renderTable(root, msg, ui) {
   const c = context(msg, ui);
   const focus = rememberFocus(root);
@@ -56,8 +44,7 @@ export function renderTable(root, msg, ui) {
   fill(root, "#deal-info", dealInfo(c));
   fill(root, "#scores-body", scoresPanel(c));
   fill(root, "#cards-body", cardsPanel(c));
-  // The log keeps the reader's place: where it was, or at its end if it was there (it
-  // opens at its first line, and a new line never scrolls a reader away).
+  // The log keeps the reader's place (at its end, it follows).
   const old = root.querySelector("#log-body .log");
   const atEnd = old && old.scrollTop > 0 && old.scrollTop + old.clientHeight >= old.scrollHeight - 2;
   const top = old ? old.scrollTop : 0;
@@ -65,29 +52,26 @@ export function renderTable(root, msg, ui) {
   const log = root.querySelector("#log-body .log");
   if (log) log.scrollTop = atEnd ? log.scrollHeight : top;
   renderPresence(root, msg, ui);
+  learnParts(root, c);
 
   const v = c.view;
-  // The partie's end shows the whole score sheet, the panel opened once.
+  // The partie's end opens the score sheet, once.
   if (v.phase === "partie_over" && root.dataset.phase !== "partie_over") root.querySelector("#panel-scores")?.setAttribute("open", "");
   root.dataset.phase = v.phase;
   root.dataset.step = v.step || "";
-  root.dataset.myTurn = c.myTurn ? "true" : "false";
-  root.dataset.toMove = v.to_move === null || v.to_move === undefined ? "" : v.to_move === c.me ? "me" : "opponent";
-  root.dataset.selecting = c.discard ? "true" : "false";
+  root.dataset.myTurn = c.myTurn;
+  root.dataset.toMove = v.to_move == null ? "" : v.to_move === c.me ? "me" : "opponent";
+  root.dataset.selecting = !!c.discard;
   restoreFocus(root, focus, c);
   return c;
 }
 
-/**
- * What a `presence` message changes, and nothing else (it must not redraw the table):
- * the other seat's presence line and the watchers, the invite, and the computer's level
- * (from the moment a seat goes to the computer, on every page at the table).
- */
+/** What a `presence` changes, and nothing else (the level: once a seat is the computer's). */
 export function renderPresence(root, msg, ui) {
   const room = msg.room;
   if (!room || !room.seats) return;
   const slot = root.querySelector("#opponent .presence-slot");
-  if (slot) slot.replaceChildren(...[presenceLine(context(msg, ui))].filter(Boolean));
+  slot?.replaceChildren(...[presenceLine(context(msg, ui))].filter(Boolean));
   const line = root.querySelector("#level-line");
   if (line && room.level && line.dataset.level !== room.level) {
     line.dataset.level = room.level;
@@ -97,9 +81,7 @@ export function renderPresence(root, msg, ui) {
   const seat = root.dataset.seat === "1" ? 1 : root.dataset.seat === "watch" ? null : 0;
   const other = room.seats[1 - seat];
   const invite = root.querySelector("#invite");
-  if (invite && seat === 0) {
-    invite.hidden = room.opponent !== "friend" || !!(other && other.joined);
-  }
-  root.dataset.opponentJoined = other && other.joined ? "true" : "false";
-  root.dataset.opponentConnected = other && other.connected ? "true" : "false";
+  if (invite && seat === 0) invite.hidden = room.opponent !== "friend" || !!other?.joined;
+  root.dataset.opponentJoined = !!other?.joined;
+  root.dataset.opponentConnected = !!other?.connected;
 }

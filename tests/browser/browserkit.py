@@ -362,6 +362,7 @@ def launch(
         "PIQUET_COMPUTER_DELAY": "0",
         "PIQUET_COMPUTER_EXCHANGE_DELAY": "0",
         "PIQUET_ROOMS_BURST": "100000",  # every test's rooms come from 127.0.0.1
+        "PIQUET_ROOMS_PER_ADDRESS": "100000",  # and are held by it while open
         "PIQUET_COMPUTER_LEAD_DELAY": "0",
         "PIQUET_COMPUTER_TRICK_HOLD": "0",
         **env,
