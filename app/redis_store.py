@@ -13,7 +13,10 @@ trip). Each write carries an id and is idempotent: when its outcome is unknown (
 connection broke after sending, or Redis paused past the timeout), it is sent again
 until Redis answers, and the answer says whether Redis holds it; so a write that landed
 is never reported as refused, and one that did not is never reported as kept. Only when
-Redis does not answer for `patience` seconds is the outcome left unknown.
+Redis does not answer for `patience` seconds is the outcome left unknown. A command that
+never reached Redis (refused, or no connection to be had) is tried again for
+`UNSENT_PATIENCE` only: long enough to ride out a restart, short enough that a page
+arriving while Redis is down is told so at once rather than left waiting.
 """
 
 from __future__ import annotations
@@ -47,6 +50,10 @@ from app.store import (
 )
 
 log = logging.getLogger("piquet.store")
+# How long a command that never reached Redis is tried again (within `patience`), and
+# how long a `quick` one is tried at all: one whose outcome matters to nobody if it is
+# lost (a load, taking ownership, a delete), asked while someone waits to be told.
+UNSENT_PATIENCE = 1.0
 
 SCHEMA = 4
 # Schema 1 (the first one written): the opponent in a field of its own, no options.
@@ -176,16 +183,20 @@ class RedisStore(WritesByKind):
         return answer
 
     async def _call(self, name: str, keys: list[str], args: list[Any], *,
-                    waiting: Waiting | None = None, durable: bool = False) -> Any:
+                    waiting: Waiting | None = None, durable: bool = False,
+                    quick: bool = False) -> Any:
         """The script, sent again (it is idempotent) until Redis answers or `patience`
-        runs out. `durable`: a write, waited on by the replicas if any. Raises
-        StoreUnavailable if nothing ever reached Redis, StoreUnknown if something may
-        have."""
+        runs out (`quick`: `UNSENT_PATIENCE`). `durable`: a write, waited on by the
+        replicas if any. Raises StoreUnavailable if nothing ever reached Redis,
+        StoreUnknown if something may have."""
         from redis.exceptions import ConnectionError as RedisConnectionError
         from redis.exceptions import RedisClusterException, RedisError
         from redis.exceptions import TimeoutError as RedisTimeout
 
-        deadline = time.monotonic() + self.patience
+        started = time.monotonic()
+        patience = min(self.patience, UNSENT_PATIENCE) if quick else self.patience
+        deadline = started + patience
+        unsent_deadline = started + min(self.patience, UNSENT_PATIENCE)
         sent = False
         tries = 0
         while True:
@@ -207,10 +218,11 @@ class RedisStore(WritesByKind):
             self.retries += 1
             if tries == 1 and waiting is not None:
                 waiting()
-            if time.monotonic() >= deadline:
+            now = time.monotonic()
+            if now >= deadline or (not sent and now >= unsent_deadline):
                 if sent:
                     self.unknown += 1
-                    raise StoreUnknown(f"{name}: no answer for {self.patience:.0f} s "
+                    raise StoreUnknown(f"{name}: no answer for {patience:.0f} s "
                                        f"({error}); whether it holds the write is unknown")
                 raise StoreUnavailable(f"{name}: {error}")
             # A stale pooled connection (Redis restarted) fails once: try again at once,
@@ -277,7 +289,8 @@ class RedisStore(WritesByKind):
 
     async def load(self, room_id: str) -> StoredRoom | None:
         flat, actions = await self._call(
-            "load", [room_key(room_id), actions_key(room_id)], [self.owner, room_id])
+            "load", [room_key(room_id), actions_key(room_id)], [self.owner, room_id],
+            quick=True)
         if not flat:
             return None
         fields = dict(zip(flat[::2], flat[1::2], strict=True))
@@ -289,7 +302,8 @@ class RedisStore(WritesByKind):
             return None
 
     async def own(self, room_id: str) -> int:
-        answer = await self._call("own", [room_key(room_id)], [self.owner, room_id])
+        answer = await self._call("own", [room_key(room_id)], [self.owner, room_id],
+                                  quick=True)
         return int(answer)
 
     async def listen(self, hand_over: HandOver) -> None:
@@ -321,7 +335,7 @@ class RedisStore(WritesByKind):
 
     async def delete(self, room_id: str, version: int) -> None:
         await self._call("delete", [room_key(room_id), actions_key(room_id)],
-                         [version, self.owner])
+                         [version, self.owner], quick=True)
 
     async def keep_alive(self, room_ids: Iterable[str]) -> None:
         from redis.exceptions import RedisError
