@@ -49,7 +49,9 @@ function draw() {
   const look = ui.lookBack;
   const msg = look ? { ...ui.lastState, view: { ...look.view, legal: [], log: [] } } : ui.lastState;
   const c = renderTable(root, msg, look ? { ...ui, selected: new Set() } : ui);
-  if (ui.notice && !look) root.querySelector("#prompt").append(" ", h("span", { class: "notice", role: "alert" }, ui.notice));
+  // A refusal; the table's news.
+  const note = msg.room.notice || (msg.room.store === "waiting" ? "Waiting for the table's store to answer…" : "");
+  if (!look) for (const [t, role] of [[ui.notice, "alert"], [note, "status"]]) if (t) root.querySelector("#prompt").append(" ", h("span", { class: "notice", role }, t));
   syncRoving();
   root.dataset.busy = ui.busy;
   document.title = c.myTurn ? `Your turn · ${baseTitle}` : baseTitle;

@@ -25,7 +25,8 @@ from tests.serverproc import ServerDidNotStart, free_port, wait_until_healthy
 
 ROOT = Path(__file__).resolve().parents[2]
 
-ROOT_ATTRS_JS = "() => ({...document.getElementById('table').dataset})"
+ROOT_JS = "document.getElementById('table')"  # the table's root element, in page scripts
+ROOT_ATTRS_JS = f"() => ({{...{ROOT_JS}.dataset}})"
 TURN_TIMEOUT_S = 20.0
 # Where the hand starts on the page after each state the page draws, and what is above
 # it then: recorded by the page itself, in the microtask after each draw (the table's
@@ -165,8 +166,17 @@ class Seat:
                 panel.locator("summary").click()
 
     def notice(self) -> str:
+        """A refusal shown under the prompt (not the table's own news: `table_note`)."""
         texts: list[str] = self.page.eval_on_selector_all(
-            "#prompt .notice", "els => els.map(e => e.textContent)"
+            "#prompt .notice[role=alert]", "els => els.map(e => e.textContent)"
+        )
+        return " ".join(texts)
+
+    def table_note(self) -> str:
+        """What the table itself says under the prompt: a deal dealt again, its store slow
+        to answer."""
+        texts: list[str] = self.page.eval_on_selector_all(
+            "#prompt .notice[role=status]", "els => els.map(e => e.textContent)"
         )
         return " ".join(texts)
 

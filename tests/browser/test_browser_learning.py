@@ -9,9 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from browserkit import Seat, axe_problems, phase_is, play_together, start_table
+from browserkit import ROOT_JS, Seat, axe_problems, phase_is, play_together, start_table
 
-ROOT_JS = "document.getElementById('table')"
 Json = dict[str, Any]
 
 

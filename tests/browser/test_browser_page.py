@@ -6,10 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browserkit import Seat, hand_moves, phase_is, start_table
+from browserkit import ROOT_JS, Seat, hand_moves, phase_is, start_table
 
 STATIC = Path(__file__).resolve().parents[2] / "static"
-ROOT_JS = "document.getElementById('table')"
 
 
 def test_a_reload_mid_deal_keeps_seat_hand_and_log(open_seat) -> None:

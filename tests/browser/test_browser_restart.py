@@ -7,14 +7,11 @@ import re
 import socket
 from pathlib import Path
 
+from browserkit import ROOT_JS, Seat, launch, phase_is, start_table
 from playwright.sync_api import WebSocket
-
-from browserkit import Seat, launch, phase_is, start_table
 
 from tests.cluster import App, Nginx, Redis
 from tests.serverproc import stop
-
-ROOT_JS = "document.getElementById('table')"
 
 
 def _free_port() -> int:

@@ -8,14 +8,13 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from browserkit import Seat, axe_problems, launch, phase_is, start_table
+from browserkit import ROOT_JS, Seat, axe_problems, launch, phase_is, start_table
 from deals import find_seed
 from websockets.sync.client import connect as ws_connect
 
 import engine
 from tests.serverproc import stop
 
-ROOT_JS = "document.getElementById('table')"
 DECLARING = ("elder_call", "younger_answer", "elder_lesser", "younger_call", "younger_lesser")
 
 

@@ -1,0 +1,93 @@
+"""What the page says when the table's store is slow or lost a move (issue 24): a real
+Chromium, `python -m app` keeping rooms in a real Redis that the test pauses, and a
+server killed with the store behind what the page was shown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from browserkit import ROOT_JS, Seat, phase_is, start_table
+
+from app.redis_scripts import actions_key, room_key
+from tests.cluster import App, Redis
+
+WAITING = "Waiting for the table's store to answer"
+
+
+def my_turn_in_the_tricks(seat: Seat) -> None:
+    seat.play_until(phase_is("play"))
+    seat.page.wait_for_function(f"() => {ROOT_JS}.dataset.myTurn === 'true'", timeout=30000)
+
+
+def test_a_slow_store_is_told_and_the_move_lands_when_it_answers(
+    open_seat, tmp_path: Path
+) -> None:
+    """Redis paused as the person plays a card: the move is not shown as made (it is not
+    stored yet), the table says it waits for its store, and once Redis answers the move
+    lands, the note goes and the computer plays on."""
+    redis = Redis(tmp_path / "redis").start()
+    app = App(tmp_path / "app.log", redis.url, PIQUET_REDIS_TIMEOUT="0.5").start()
+    seat: Seat | None = None
+    try:
+        seat = open_seat(base_url=app.http)
+        start_table(seat)
+        my_turn_in_the_tricks(seat)
+        before = seat.version()
+        assert seat.table_note() == ""
+        redis.pause()
+        try:
+            seat.page.locator("#hand [data-action]").first.click()
+            seat.page.wait_for_function(
+                f"() => [...document.querySelectorAll('#prompt .notice[role=status]')]"
+                f".some(e => e.textContent.includes(\"{WAITING}\"))", timeout=15000)
+            assert seat.version() == before  # nothing shown as done before it is kept
+            assert seat.notice() == ""  # not a refusal
+        finally:
+            redis.resume()
+        seat.page.wait_for_function(
+            f"() => +{ROOT_JS}.dataset.version > {before} && "
+            "!document.querySelector('#prompt .notice[role=status]')", timeout=30000)
+        seat.play_until(lambda a: int(a.get("version", "0")) >= before + 4)
+    finally:
+        if seat is not None:
+            seat.page.context.close()
+        app.kill()
+        redis.stop()
+
+
+def test_a_move_the_store_lost_everywhere_is_told_and_the_deal_dealt_again(
+    open_seat, watch, tmp_path: Path
+) -> None:
+    """The server is killed and the store has lost the last move the page was shown
+    (Redis without fsync, killed too). The page comes back to a new server with its
+    receipt for that version: the deal is dealt again, and the page says so, instead of
+    a card it saw played being back in a hand."""
+    watch.allow("console", "WebSocket connection to")  # the tries while no server is up
+    redis = Redis(tmp_path / "redis").start()
+    app = App(tmp_path / "app.log", redis.url).start()
+    seat: Seat | None = None
+    try:
+        seat = open_seat(base_url=app.http)
+        start_table(seat)
+        seat.play_until(lambda a: a.get("phase") == "play" and len(seat.view()["tricks"]) >= 1)
+        deal = seat.view()["deal_number"]
+        room_id = seat.page.url.rsplit("/r/", 1)[1]
+        app.kill()
+        r = redis.client()
+        version = int(r.hget(room_key(room_id), "version")) - 1  # the last write, lost
+        r.rpop(actions_key(room_id))
+        r.hset(room_key(room_id), mapping={"version": version, "write": "lost"})
+
+        app = App(tmp_path / "app2.log", redis.url, port=app.port).start()
+        seat.page.wait_for_function(
+            "() => [...document.querySelectorAll('#prompt .notice[role=status]')]"
+            ".some(e => e.textContent.includes('dealt again'))", timeout=30000)
+        view = seat.view()
+        assert view["deal_number"] == deal and view["tricks"] == []
+        assert view["phase"] == "exchange" and len(seat.hand()) == 12
+        seat.play_until(phase_is("declare", "play"))  # the deal dealt again plays on
+    finally:
+        if seat is not None:
+            seat.page.context.close()
+        app.kill()
+        redis.stop()
