@@ -100,6 +100,9 @@ class ComputerSeat:
         # The part of the coming wait the person may cut short (`go_on`), and their word.
         self._hold = 0.0
         self._went_on = asyncio.Event()
+        # Set when the table changes while a move is waited out (`poke`): the wait, made
+        # for the state before, ends, and the new state gets its own full pace.
+        self._changed = asyncio.Event()
         self._letting_go: asyncio.Task[None] | None = None
         # `see` requests already made, so a view that keeps offering one cannot loop us.
         self._asked: set[tuple[int, int, Any]] = set()
@@ -177,9 +180,36 @@ class ComputerSeat:
         return self.policy(view)
 
     def poke(self) -> None:
-        """Something changed: play if there is something to play."""
+        """Something changed: play if there is something to play (if a move is being
+        waited out, the table may have changed under it: `_wait_out`)."""
         if self._task is None or self._task.done():
             self._task = asyncio.create_task(self._run(), name=f"computer {self.room.room_id}")
+        else:
+            self._changed.set()
+
+    async def _wait_out(self, seconds: float, state: engine.State) -> None:
+        """`sleep(seconds)`, ended early if the table moves on from `state` meanwhile (the
+        person played while the computer waited to ask to see a combination): the move
+        waited for is void, and what answers the new state waits its own pace from it,
+        not the rest of the old wait first (which made some answers a whole pace late).
+        A poke that changed nothing (a person came to the table) ends nothing."""
+        loop = asyncio.get_running_loop()
+        until = loop.time() + seconds
+        while True:
+            self._changed.clear()
+            sleeping = asyncio.ensure_future(self.sleep(seconds))
+            changed = asyncio.ensure_future(self._changed.wait())
+            try:
+                await asyncio.wait({sleeping, changed}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for waiting in (sleeping, changed):
+                    waiting.cancel()
+            if sleeping.done() and not sleeping.cancelled():
+                sleeping.result()  # (a test's sleep that failed says so)
+                return
+            if self.room.state is not state:
+                return
+            seconds = max(0.0, until - loop.time())
 
     async def stop(self) -> None:
         if self._task is not None and not self._task.done():
@@ -249,7 +279,7 @@ class ComputerSeat:
             # Thinking apart is part of the wait, so the answer comes at the same pace
             # whatever was thought about (a decision in the loop takes microseconds).
             thought = loop.time() - started if self.thinks_apart else 0.0
-            await self.sleep(max(0.0, wait - thought))
+            await self._wait_out(max(0.0, wait - thought), state)
             async with room.lock:
                 if room.closed:
                     return

@@ -111,3 +111,41 @@ def test_go_on_changes_nothing_and_a_watcher_may_not_send_it(client: TestClient)
     watcher.connect()
     watcher.send({"type": "go_on", "version": watcher.version})
     watcher.refused("not_allowed")
+
+
+def test_a_wait_ends_when_the_table_moves_on_and_not_otherwise() -> None:
+    """The computer waits out its pace for the state it answers (say, to ask to see a
+    combination while the person is to move). If the person moves meanwhile, that wait
+    ends at once and the new state is answered a whole pace after it, not after the rest
+    of the old wait too (which made one answer in a hundred a whole pace late). A poke
+    that changed nothing (a person came to the table) ends nothing."""
+
+    class Table:
+        state = engine.new_partie(seed=1)
+
+    async def scenario() -> None:
+        table = Table()
+        computer = seat()
+        computer.room = table  # type: ignore[assignment]
+        asked: list[float] = []
+
+        async def held(seconds: float) -> None:  # a wait that never ends by itself
+            asked.append(seconds)
+            await asyncio.Event().wait()
+
+        computer.sleep = held
+        old = table.state
+        waiting = asyncio.create_task(computer._wait_out(1.5, old))
+        computer._task = waiting  # (as when `_run` waits: a poke then wakes it)
+        for _ in range(5):
+            await asyncio.sleep(0)
+        computer.poke()  # nothing changed
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert not waiting.done() and len(asked) == 2 and asked[0] == 1.5
+        assert 0 < asked[1] <= 1.5  # the rest of the same wait
+        table.state = engine.new_partie(seed=2)  # the person moved: another state
+        computer.poke()
+        await asyncio.wait_for(waiting, 5)  # over at once, though no wait ran out
+
+    asyncio.run(scenario())

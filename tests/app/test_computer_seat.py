@@ -115,7 +115,9 @@ def test_as_elder_the_computer_waits_so_a_person_holding_carte_blanche_can_annou
         frame = person.expect("state")
         assert frame["view"]["bonuses"] == [{"seat": 0, "kind": "carte_blanche", "points": 10}]
         assert frame["view"]["step"] == "elder_exchange"  # announced before elder exchanged
-        assert pace.before_exchange() == [EXCHANGE_DELAY]  # it was waiting all along
+        # It had not exchanged: it was waiting, and the announcement, a change of the
+        # table, starts its wait afresh (each state it answers gets its whole pace).
+        assert pace.before_exchange() == [EXCHANGE_DELAY, EXCHANGE_DELAY]
         pace.release()
         while person.view["step"] == "elder_exchange":
             person.expect("state")
