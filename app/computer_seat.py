@@ -195,8 +195,7 @@ class ComputerSeat:
         A poke that changed nothing (a person came to the table) ends nothing."""
         loop = asyncio.get_running_loop()
         until = loop.time() + seconds
-        while True:
-            self._changed.clear()
+        while self.room.state is state:  # (it may have moved on while the level thought)
             sleeping = asyncio.ensure_future(self.sleep(seconds))
             changed = asyncio.ensure_future(self._changed.wait())
             try:
@@ -207,8 +206,7 @@ class ComputerSeat:
             if sleeping.done() and not sleeping.cancelled():
                 sleeping.result()  # (a test's sleep that failed says so)
                 return
-            if self.room.state is not state:
-                return
+            self._changed.clear()
             seconds = max(0.0, until - loop.time())
 
     async def stop(self) -> None:
@@ -265,6 +263,7 @@ class ComputerSeat:
         loop = asyncio.get_running_loop()
         failures = 0
         while not room.closed:
+            self._changed.clear()  # (a change from here on ends the wait for `state`)
             state, todo = self.look()
             if todo is None:
                 return
