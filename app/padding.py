@@ -201,11 +201,12 @@ OWN_FIELDS = ("seat", "role", "hand", "discards", "seen_stock", "opponent_hand_c
               "combos", "seen", "legal")
 
 
-def view_ceiling(public: dict[str, Any], seat: int, public_size: int | None = None) -> int:
+def view_ceiling(public: dict[str, Any], seat: int, shared_size: int | None = None) -> int:
     """The most bytes `seat`'s view (without its log) can take now, from `public`, the
-    public view (engine.public_view) of the same state, and nothing else; `public_size`:
-    the length of `public`'s JSON, if known. The fields a seat's view shares with the
-    public view are as long in both: only the others are written out, at their largest."""
+    public view (engine.public_view) of the same state, and nothing else; `shared_size`:
+    `shared_size(public)`, if known (it is the same for both seats). The fields a seat's
+    view shares with the public view are as long in both: only the others are written
+    out, at their largest."""
     took = public["took"][seat] or 0
     elder = public["elder"] == seat
     rest_of_five = max(0, 5 - took) if elder and public["took"][seat] is not None else 0
@@ -221,10 +222,16 @@ def view_ceiling(public: dict[str, Any], seat: int, public_size: int | None = No
         "seen": {**public["seen"], "discards": _codes(took), "rest_of_five": _codes(rest_of_five)},
         "legal": _most_legal(public, seat),
     }
+    if shared_size is None:
+        shared_size = shared_size_of(public)
+    return shared_size + _size(largest)
+
+
+def shared_size_of(public: dict[str, Any]) -> int:
+    """The bytes of the public view's JSON that are not the fields a seat's view has of
+    its own (so, with those fields at their largest added, a seat's ceiling)."""
     theirs = {name: public[name] for name in (*OWN_FIELDS, "hand_counts")}
-    if public_size is None:
-        public_size = _size(public)
-    return public_size + _size(largest) - _size(theirs)
+    return _size(public) - _size(theirs)
 
 
 class Ceilings:
@@ -233,29 +240,17 @@ class Ceilings:
     message. A room keeps the latest (app/room_talk.py) and makes a new one when its
     state is another."""
 
-    __slots__ = ("by_seat", "public", "size", "state")
+    __slots__ = ("by_seat", "public", "shared", "state")
 
     def __init__(self, state: engine.State) -> None:
         self.state = state
         self.public = engine.public_view(state, log=False)
-        self.size = _size(self.public)
+        self.shared = shared_size_of(self.public)
         self.by_seat: dict[int, int] = {}
 
     def ceiling(self, seat: int) -> int:
         found = self.by_seat.get(seat)
         if found is None:
-            found = self.by_seat[seat] = view_ceiling(self.public, seat, self.size)
+            found = self.by_seat[seat] = view_ceiling(self.public, seat, self.shared)
         return found
 
-
-PAD_FIELD = b',"pad":"'
-
-
-def pad(body: bytes, view: int, ceiling: int) -> bytes | None:
-    """`body`, a state message (a JSON object) whose view took `view` bytes, with a "pad"
-    field of spaces added last, so that its view's share is `ceiling` bytes; None if
-    the view is longer than its ceiling (a bug: the caller says so)."""
-    spaces = ceiling - view
-    if spaces < 0:
-        return None
-    return body[:-1] + PAD_FIELD + b" " * spaces + b'"}'

@@ -34,8 +34,7 @@ from tablekit import (  # noqa: E402
 )
 
 import app.room  # noqa: E402
-import engine  # noqa: E402
-from app.padding import pad, view_ceiling  # noqa: E402
+from app.padding import Ceilings  # noqa: E402
 
 
 class Sized(SeatSocket):
@@ -86,10 +85,12 @@ def main() -> None:
                     room.state_text(conn)
                     timings[0].append(time.perf_counter() - started)
                     conn.log_window, conn.log_count = window, count
-                    started = time.perf_counter()
-                    public = engine.public_view(room.state, log=False)
-                    pad(b"{}", 0, view_ceiling(public, conn.seat))
-                    timings[1].append(time.perf_counter() - started)
+                # The padding's work for this state (its public view, both ceilings), as
+                # the room does it once for all its messages: a message's share is half.
+                started = time.perf_counter()
+                ceilings = Ceilings(room.state)
+                ceilings.ceiling(0), ceilings.ceiling(1)
+                timings[1].append((time.perf_counter() - started) / 2)
 
             play_friend_partie(seats[0], seats[1], rng, between=time_it)
             for s in seats:
