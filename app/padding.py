@@ -204,7 +204,7 @@ OWN_FIELDS = ("seat", "role", "hand", "discards", "seen_stock", "opponent_hand_c
 def view_ceiling(public: dict[str, Any], seat: int, shared_size: int | None = None) -> int:
     """The most bytes `seat`'s view (without its log) can take now, from `public`, the
     public view (engine.public_view) of the same state, and nothing else; `shared_size`:
-    `shared_size(public)`, if known (it is the same for both seats). The fields a seat's
+    `shared_size_of(public)`, if known (the same for both seats). The fields a seat's
     view shares with the public view are as long in both: only the others are written
     out, at their largest."""
     took = public["took"][seat] or 0
