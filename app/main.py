@@ -8,7 +8,7 @@ import logging
 import multiprocessing
 import os
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ProcessPoolExecutor
 
 from fastapi import FastAPI, Request
@@ -63,41 +63,22 @@ class TableApp(FastAPI):
         await super().__call__(scope, receive, send)
 
 
-def create_app(
-    settings: Settings | None = None,
-    *,
-    clock: Clock = time.monotonic,
-    new_seed: SeedSource = random_seed,
-    policy: Policy | None = None,
-    settle_gc: bool = False,
-    store: RoomStore | None = None,
-    new_pack: PackSource = secure_pack,
-) -> FastAPI:
-    """The app. `clock` drives idle expiry, `new_seed` the partie seeds (the cut),
-    `new_pack` each deal's pack as it is dealt (None from it: the engine's own, from the
-    seed) and `policy` the computer seat (default: engine.computer.choose); tests
-    replace them.
-    `settle_gc`: once started, freeze what start-up made and set the collector's
-    thresholds (app/runtime.py); `python -m app` does, the tests' processes do not.
-    `store`: where rooms are kept beyond memory (default: Redis if PIQUET_REDIS_URL is
-    set)."""
-    settings = settings or Settings()
-    # Worker processes for the computer's thinking, made when the first good or strong
-    # table is ("spawn": nothing of the server's threads or sockets is inherited). Each
-    # ends when the server does, however it ends (app/workerlife.py).
-    def workers() -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(
-            settings.computer_workers, mp_context=multiprocessing.get_context("spawn"),
-            initializer=computer_worker, initargs=(os.getpid(),))
+def settings_store(settings: Settings) -> RoomStore | None:
+    """The store the settings name (None: rooms in this process's memory only). Its copy
+    of a room outlives the room's idle time by two sweeps: the owner renews it at every
+    sweep, and deletes it when the room closes."""
+    return make_store(settings.redis_url,
+                      ttl_seconds=settings.room_idle_seconds + 2 * settings.sweep_interval,
+                      cluster=settings.redis_cluster, replicas=settings.redis_replicas,
+                      patience=settings.store_patience, timeout=settings.redis_timeout)
 
-    if store is None:
-        # The store's copy outlives the room's idle time by two sweeps: the owner renews
-        # it at every sweep, and deletes it when the room closes.
-        store = make_store(settings.redis_url,
-                           ttl_seconds=settings.room_idle_seconds + 2 * settings.sweep_interval,
-                           cluster=settings.redis_cluster, replicas=settings.redis_replicas,
-                           patience=settings.store_patience, timeout=settings.redis_timeout)
-    setup = RoomSetup(
+
+def room_setup(settings: Settings, *, clock: Clock, new_seed: SeedSource,
+               new_pack: PackSource, policy: Policy | None,
+               store: RoomStore | None) -> RoomSetup:
+    """What every room is made with: the tests' replacements, the store, the computer's
+    pace from the settings and the teacher's processes."""
+    return RoomSetup(
         clock=clock,
         new_seed=new_seed,
         new_pack=new_pack,
@@ -112,7 +93,19 @@ def create_app(
         computer_pace=settings.computer_pace,
         teacher=Teacher(settings.teaching_workers),
     )
-    rooms = RoomRegistry(
+
+
+def room_registry(settings: Settings, setup: RoomSetup) -> RoomRegistry:
+    """The rooms, with their limits from the settings. The computer's thinking has
+    worker processes, made when the first good or strong table is ("spawn": nothing of
+    the server's threads or sockets is inherited); each ends when the server does,
+    however it ends (app/workerlife.py)."""
+    def workers() -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(
+            settings.computer_workers, mp_context=multiprocessing.get_context("spawn"),
+            initializer=computer_worker, initargs=(os.getpid(),))
+
+    return RoomRegistry(
         setup,
         max_rooms=settings.max_rooms,
         idle_seconds=settings.room_idle_seconds,
@@ -123,8 +116,15 @@ def create_app(
         give_way_seconds=settings.room_give_way_seconds,
     )
 
-    monitor = LoopMonitor()
 
+Lifespan = Callable[[FastAPI], contextlib.AbstractAsyncContextManager[None]]
+
+
+def server_lifespan(settings: Settings, rooms: RoomRegistry, monitor: LoopMonitor,
+                    *, settle_gc: bool) -> Lifespan:
+    """While the server runs: the collector's clock (with `settle_gc`), the rooms' sweep,
+    the loop monitor and the store's hand-over listener; at the end, every task
+    cancelled, every room closed (going away) and the workers stopped."""
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         tasks = []
@@ -149,15 +149,12 @@ def create_app(
             await rooms.close_all(CLOSE_GOING_AWAY, "The server is restarting.")
             rooms.stop_workers()
 
-    # No /docs, /redoc or /openapi.json: the API is two routes, described in README.md and
-    # docs/protocol.md, and the WebSocket protocol has its own schema at /protocol.json.
-    app = TableApp(title="Piquet table", lifespan=lifespan, docs_url=None, redoc_url=None,
-                  openapi_url=None)
-    app.state.settings = settings
-    app.state.rooms = rooms
-    app.state.room_limits = ClientLimits(settings.rooms_per_minute, settings.rooms_burst)
-    app.state.monitor = monitor
-    app.state.templates = Jinja2Templates(directory=settings.templates_dir)
+    return lifespan
+
+
+def add_routes(app: FastAPI, settings: Settings) -> None:
+    """The pages, the API, the table's socket and the static files, behind the Guard
+    (origins, body size); a store that fails answers 503 (`store_failed`)."""
     app.include_router(pages.router)
     app.include_router(api.router)
     app.add_exception_handler(StoreError, store_failed)
@@ -167,4 +164,42 @@ def create_app(
     app.add_middleware(
         Guard, allowed_origins=settings.allowed_origins, max_body_bytes=settings.max_body_bytes
     )
+
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    clock: Clock = time.monotonic,
+    new_seed: SeedSource = random_seed,
+    policy: Policy | None = None,
+    settle_gc: bool = False,
+    store: RoomStore | None = None,
+    new_pack: PackSource = secure_pack,
+) -> FastAPI:
+    """The app. `clock` drives idle expiry, `new_seed` the partie seeds (the cut),
+    `new_pack` each deal's pack as it is dealt (None from it: the engine's own, from the
+    seed) and `policy` the computer seat (default: engine.computer.choose); tests
+    replace them.
+    `settle_gc`: once started, freeze what start-up made and set the collector's
+    thresholds (app/runtime.py); `python -m app` does, the tests' processes do not.
+    `store`: where rooms are kept beyond memory (default: Redis if PIQUET_REDIS_URL is
+    set)."""
+    settings = settings or Settings()
+    if store is None:
+        store = settings_store(settings)
+    setup = room_setup(settings, clock=clock, new_seed=new_seed, new_pack=new_pack,
+                       policy=policy, store=store)
+    rooms = room_registry(settings, setup)
+    monitor = LoopMonitor()
+    # No /docs, /redoc or /openapi.json: the API is two routes, described in README.md and
+    # docs/protocol.md, and the WebSocket protocol has its own schema at /protocol.json.
+    app = TableApp(title="Piquet table",
+                    lifespan=server_lifespan(settings, rooms, monitor, settle_gc=settle_gc),
+                    docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.settings = settings
+    app.state.rooms = rooms
+    app.state.room_limits = ClientLimits(settings.rooms_per_minute, settings.rooms_burst)
+    app.state.monitor = monitor
+    app.state.templates = Jinja2Templates(directory=settings.templates_dir)
+    add_routes(app, settings)
     return app
