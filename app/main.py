@@ -52,7 +52,7 @@ async def store_failed(request: Request, exc: Exception) -> Response:
     return JSONResponse({"detail": STORE_DOWN}, 503, headers=headers)
 
 
-class TableApp(FastAPI):
+class PiquetApp(FastAPI):
     """The app: a table's socket goes straight to its handler (`ws.shortcut`)."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -193,7 +193,7 @@ def create_app(
     monitor = LoopMonitor()
     # No /docs, /redoc or /openapi.json: the API is two routes, described in README.md and
     # docs/protocol.md, and the WebSocket protocol has its own schema at /protocol.json.
-    app = TableApp(title="Piquet table",
+    app = PiquetApp(title="Piquet table",
                     lifespan=server_lifespan(settings, rooms, monitor, settle_gc=settle_gc),
                     docs_url=None, redoc_url=None, openapi_url=None)
     app.state.settings = settings
