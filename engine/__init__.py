@@ -24,6 +24,7 @@ from engine.record import (
     record_of,
 )
 from engine.rules import (
+    NO_SEAT,
     DiscardRule,
     apply,
     check_pack,
@@ -34,6 +35,7 @@ from engine.rules import (
     new_partie,
     partie_result,
     replay,
+    replaying,
     rubicon,
 )
 from engine.state import PARTS, Phase, Result, State, Step
@@ -44,6 +46,7 @@ legal_actions = legal
 __all__ = [
     "CARD_NAMES",
     "DECK",
+    "NO_SEAT",
     "PARTS",
     "RECORD_SCHEMA",
     "Action",
@@ -87,6 +90,7 @@ __all__ = [
     "record_from_states",
     "record_of",
     "replay",
+    "replaying",
     "rubicon",
     "view",
 ]

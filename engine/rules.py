@@ -17,7 +17,7 @@ shallow copy and returns it, or raises a PiquetError leaving `state` untouched.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from engine import dealing, declaring, exchange, showing, tricks
@@ -44,6 +44,7 @@ from engine.tricks import PLAY_ENTRY as _PLAY_ENTRY
 
 __all__ = [
     "LEFTOVERS",
+    "NO_SEAT",
     "PARTIE_DEALS",
     "STEPS",
     "TIE_DEALS",
@@ -59,6 +60,7 @@ __all__ = [
     "new_partie",
     "partie_result",
     "replay",
+    "replaying",
     "rubicon",
 ]
 
@@ -211,18 +213,42 @@ def _refusal(s: State, seat: int, a: Action) -> str:
     return f"{describe(a)} is not allowed now ({s.step.word}); allowed: {allowed}"
 
 
+# The seat of an entry the table itself made, not a seat: a deal dealt again (`deal_again`)
+# by a server whose store lost a move, stored as (NO_SEAT, {"type": "deal_again"}, pack).
+NO_SEAT = -1
+
 Entry = (tuple[int, Action | dict[str, Any]]
          | tuple[int, Action | dict[str, Any], Sequence[Card | str] | None])
 
 
-def replay(seed: int, actions: Iterable[Entry], **options: Any) -> State:
-    """Rebuild a partie from its seed (and `new_partie` options) and its actions: (seat,
-    action) pairs, or (seat, action, pack) for an action that dealt from that pack."""
+def replaying(seed: int, entries: Iterable[Entry], *, why: str = "",
+              **options: Any) -> Iterator[tuple[int, Action | dict[str, Any], State]]:
+    """Each entry of a partie replayed from its seed (and `new_partie` options), with the
+    state after it: (seat, action) pairs, or (seat, action, pack) for an action that dealt
+    from that pack; an entry of NO_SEAT is a deal dealt again from its pack, logged with
+    `why`."""
     s = new_partie(seed, **options)
-    for entry in actions:
-        seat, action = entry[0], entry[1]
-        pack = entry[2] if len(entry) > 2 else None
-        s = apply(s, seat, action, pack=pack)
+    for entry in entries:
+        s = _replay_entry(s, entry, why)
+        yield entry[0], entry[1], s
+
+
+def _replay_entry(s: State, entry: Entry, why: str) -> State:
+    seat, action = entry[0], entry[1]
+    pack = entry[2] if len(entry) > 2 else None
+    if seat != NO_SEAT:
+        return apply(s, seat, action, pack=pack)
+    if pack is None:
+        raise ValueError("a deal dealt again keeps its pack")
+    return deal_again(s, pack, why)
+
+
+def replay(seed: int, entries: Iterable[Entry], *, why: str = "", **options: Any) -> State:
+    """The partie rebuilt from its seed and its entries (`replaying`): the state after the
+    last."""
+    s = new_partie(seed, **options)
+    for entry in entries:  # (as `replaying`, without making a state nobody reads)
+        s = _replay_entry(s, entry, why)
     return s
 
 
