@@ -1,9 +1,8 @@
-"""Learning at the table (issue 26): a hint when a seat asks, the review of each deal once
-it is over, and the record of the partie, for one room.
+"""Learning at the table: a hint when a seat asks, the review of each deal once it is
+over, and the record of the partie, for one room.
 
-`Teacher` is the process's pool of teaching workers (made on first use; none: worked
-out in the event loop, for tests), apart from the computer's so a hint never delays a
-computer's move. `Coach` is a room's: it keeps the partie's entries as stored (the
+They are worked out in the process's coach pool (app/pools.py's `CoachPool`), by
+app/coach_work.py's functions. `Coach` is a room's: it keeps the partie's entries as stored (the
 record and the reviews are worked out from them, from the seat's own views), answers a
 seat's `hint` and `review` messages on that seat's socket only, and works out each
 person's review when a deal ends. Nothing here changes the partie or tells the other
@@ -17,30 +16,21 @@ at a friend's table otherwise, and never to a watcher.
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
-import multiprocessing
-import os
-from collections.abc import Callable
-from concurrent.futures import Executor, ProcessPoolExecutor
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 import orjson
 
 import engine
-from app import lessons
+from app import coach_work
 from app.computer_seat import COMPUTER_SEAT
 from app.connection import Connection
-from app.lessons import Start
+from app.journal import Journal
+from app.pools import CoachPool
 from app.protocol import ErrorCode, HintMessage, Level, Opponent, ReviewMessage
-from app.store import Change, Entry, encode_entry
-from app.workerlife import teaching_worker
+from app.store import Start
 
 log = logging.getLogger("piquet.coach")
-T = TypeVar("T")
-
-# Hints and reviews being answered, across the process (kept, so none is collected).
-_ANSWERING: set[asyncio.Task[None]] = set()
 
 # Reviews kept per room (a partie has six deals, eight at most, for each of two seats).
 KEPT_REVIEWS = 20
@@ -49,32 +39,7 @@ KEPT_REVIEWS = 20
 EAGER_QUEUE = 64
 
 
-class Teacher:
-    """Where hints, reviews and records are worked out: `workers` processes, made on first
-    use (0: in the event loop)."""
-
-    def __init__(self, workers: int) -> None:
-        self.workers = workers
-        self._pool: Executor | None = None
-        self.pending = 0  # reviews worked out as deals ended, not yet done
-
-    async def run(self, fn: Callable[..., T], *args: Any) -> T:
-        if self.workers <= 0:
-            return fn(*args)
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(
-                self.workers, mp_context=multiprocessing.get_context("spawn"),
-                initializer=teaching_worker, initargs=(os.getpid(),))
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._pool, functools.partial(fn, *args))
-
-    def stop(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
-
-
-class Table(Protocol):
+class Classroom(Protocol):
     """What the coach needs of its room (app/room.py's Room)."""
 
     room_id: str
@@ -84,23 +49,34 @@ class Table(Protocol):
     level: Level | None
     practice: bool
     closed: bool
+    journal: Journal
+    hints: tuple[bool, bool]  # may each seat ask for hints (`hints_at`)
 
     def seat_connections(self, seat: int) -> list[Connection]: ...
 
     def refuse(self, conn: Connection, code: ErrorCode, message: str) -> None: ...
 
 
+def hints_at(opponent: Opponent, practice: bool) -> tuple[bool, bool]:
+    """Which seats may ask for hints at a table: the person at a computer table, both
+    seats of a practice table."""
+    if opponent == "computer":
+        person = 1 - COMPUTER_SEAT
+        return (person == 0, person == 1)
+    return (practice, practice)
+
+
 class Coach:
     # Slots, and what only a few rooms ever need made when first needed: a server holds
     # thousands of these (docs/reliability.md, memory per room).
-    __slots__ = ("_asking", "_reviewing", "entries", "reviews", "room", "start", "teacher")
+    __slots__ = ("_asking", "_for", "_reviewing", "pool", "reviews", "room")
 
-    def __init__(self, room: Table, teacher: Teacher, start: Start) -> None:
+    def __init__(self, room: Classroom, pool: CoachPool) -> None:
         self.room = room
-        self.teacher = teacher
-        self.start = start
-        self.entries: list[str] = []  # this match's, encoded as stored
+        self.pool = pool
+        # The match the reviews are of (its start: a new match forgets them), and
         # (seat, deal) -> its review, once worked out; and those being worked out.
+        self._for: Start | None = None
         self.reviews: dict[tuple[int, int], dict[str, Any]] | None = None
         self._reviewing: dict[tuple[int, int], asyncio.Future[dict[str, Any]]] | None = None
         self._asking = 0  # seats with a hint on its way, a bit each
@@ -113,26 +89,27 @@ class Coach:
         else:
             work = self.review(conn, message.deal)
         task = asyncio.ensure_future(work)
-        _ANSWERING.add(task)
-        task.add_done_callback(_ANSWERING.discard)
+        self.pool.answering.add(task)
+        task.add_done_callback(self.pool.answering.discard)
 
     # --- what the partie was -----------------------------------------------------------
 
-    def note(self, change: Change) -> None:
-        """A change was stored: an entry of this match, or a new match."""
-        if change.kind == "action":
-            assert change.entry is not None
-            self.entries.append(encode_entry(change.entry))
-        elif change.kind == "match":
-            self.start = Start(change.seed, change.first_dealer, change.first_pack)
-            self.entries = []
+    @property
+    def start(self) -> Start:
+        """Where this match started (the room's journal keeps it)."""
+        return self.room.journal.start
+
+    @property
+    def entries(self) -> list[str]:
+        """This match's entries as stored (the room's journal keeps them)."""
+        return self.room.journal.entries
+
+    def _this_match(self) -> None:
+        """Reviews of another match are of no table now: forgotten."""
+        if self._for is not self.start:
+            self._for = self.start
             self.reviews = None
             self._reviewing = None
-
-    def resume(self, start: Start, entries: list[Entry]) -> None:
-        """The match as loaded from the store."""
-        self.start = start
-        self.entries = [encode_entry(e) for e in entries]
 
     def names(self) -> list[str]:
         room = self.room
@@ -146,10 +123,7 @@ class Coach:
 
     def hints_for(self, seat: int) -> bool:
         """May this seat ask for hints here?"""
-        room = self.room
-        if room.opponent == "computer":
-            return seat == 1 - COMPUTER_SEAT
-        return room.practice and seat in (0, 1)
+        return seat in (0, 1) and self.room.hints[seat]
 
     # --- a hint ------------------------------------------------------------------------
 
@@ -175,7 +149,7 @@ class Coach:
             return
         self._asking |= 1 << seat
         try:
-            advice = await self.teacher.run(lessons.hint_for, view)
+            advice = await self.pool.run(coach_work.hint_for, view)
         except ValueError as exc:
             room.refuse(conn, "not_allowed", f"No hint here: {exc}.")
             return
@@ -197,7 +171,7 @@ class Coach:
         server holding thousands of friends' tables does not review every deal.)"""
         if not (self.room.opponent == "computer" or self.room.practice):
             return
-        if self.teacher.pending >= EAGER_QUEUE:
+        if self.pool.pending >= EAGER_QUEUE:
             return  # busy: asked for, it comes then
         for seat in self.people():
             self._review_soon(seat, deal)
@@ -205,6 +179,7 @@ class Coach:
                 self._review_soon(seat, 0)
 
     def _review_soon(self, seat: int, deal: int) -> asyncio.Future[dict[str, Any]]:
+        self._this_match()
         key = (seat, deal)
         if self._reviewing is None:
             self._reviewing = {}
@@ -213,10 +188,10 @@ class Coach:
             return running
         task = asyncio.ensure_future(self._work_out(seat, deal))
         self._reviewing[key] = task
-        self.teacher.pending += 1
+        self.pool.pending += 1
 
         def done(task: asyncio.Future[dict[str, Any]]) -> None:
-            self.teacher.pending -= 1
+            self.pool.pending -= 1
             if task.cancelled() or task.exception() is not None:
                 if self._reviewing is not None:
                     self._reviewing.pop(key, None)  # asked again, it is tried again
@@ -230,12 +205,13 @@ class Coach:
     async def _work_out(self, seat: int, deal: int) -> dict[str, Any]:
         entries, start = list(self.entries), self.start
         if deal == 0:
-            review = await self.teacher.run(lessons.partie_summary, start, entries, seat,
+            review = await self.pool.run(coach_work.partie_summary, start, entries, seat,
                                             self.names())
         else:
-            review = await self.teacher.run(lessons.review_for, start, entries, seat, deal,
+            review = await self.pool.run(coach_work.review_for, start, entries, seat, deal,
                                             self.names())
         if self.start is start:  # (a new match meanwhile: this review is of no table now)
+            self._this_match()
             if self.reviews is None:
                 self.reviews = {}
             if len(self.reviews) >= KEPT_REVIEWS:
@@ -265,6 +241,7 @@ class Coach:
             room.refuse(conn, "not_allowed", f"Deal {deal} is not over yet." if deal else
                         "The partie is not over yet.")
             return
+        self._this_match()
         done = None if self.reviews is None else self.reviews.get((seat, deal))
         if done is not None:
             conn.send(orjson.dumps({"type": "review", "deal": deal, "ready": True,
@@ -282,7 +259,8 @@ class Coach:
 
     async def record(self, seat: int | None, meta: dict[str, Any]) -> bytes:
         """The record of the partie so far, as `seat` saw it (None: a watcher's)."""
+        self._this_match()
         reviews = {deal: r for (s, deal), r in (self.reviews or {}).items()
                    if s == seat and deal}
-        return await self.teacher.run(lessons.record_json, self.start, list(self.entries),
+        return await self.pool.run(coach_work.record_json, self.start, list(self.entries),
                                       seat, self.names(), meta, reviews)

@@ -1,6 +1,7 @@
-"""What the teaching workers do (issue 26): the hint for a view, the review of a deal and
-the record of a partie, each worked out from one seat's view or from the partie's own
-entries, in a worker process (app/coach.py), never in the event loop.
+"""What the coach's workers do: the hint for a view, the review of a deal and the record
+of a partie, each worked out from one seat's view or from the partie's own entries, in a
+worker process of the coach pool (app/pools.py, for app/coach.py), never in the event
+loop.
 
 This module imports only the engine and app/store.py's entry format, so a worker stays
 as light as the engine. A partie is given as where it started (`Start`: the seed that
@@ -11,36 +12,22 @@ cut, and the first deal's pack when the match began dealt) and its entries as st
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 import orjson
 
 import engine
-from app.store import decode_entry
-
-# The table itself in an entry: a deal dealt again after the store lost a move
-# (app/room.py's TABLE).
-TABLE = -1
-
-
-class Start(NamedTuple):
-    seed: int
-    first_dealer: int | None
-    first_pack: tuple[str, ...] | None
+from app.store import Start, decode_entry
 
 
 def _states(start: Start, entries: Sequence[str]
             ) -> Iterator[tuple[int, dict[str, Any], engine.State]]:
-    """Each entry replayed: (seat or TABLE, action, the state after it)."""
-    state = engine.new_partie(start.seed, first_dealer=start.first_dealer,
-                              pack=start.first_pack)
-    for text in entries:
-        seat, action, pack = decode_entry(text)
-        if seat == TABLE:
-            assert pack is not None
-            state = engine.deal_again(state, pack, "")
-        else:
-            state = engine.apply(state, seat, action, pack=pack)
+    """Each entry replayed: (seat or engine.NO_SEAT, action, the state after it)."""
+    decoded = (decode_entry(text) for text in entries)
+    for seat, action, state in engine.replaying(start.seed, decoded,
+                                                first_dealer=start.first_dealer,
+                                                pack=start.first_pack):
+        assert isinstance(action, dict)
         yield seat, action, state
 
 
@@ -59,7 +46,7 @@ def record_for(start: Start, entries: Sequence[str], seat: int | None, names: Se
     builder.start(engine.new_partie(start.seed, first_dealer=start.first_dealer,
                                     pack=start.first_pack))
     for actor, action, state in _states(start, entries):
-        if actor == TABLE:
+        if actor == engine.NO_SEAT:
             builder.deal_again(state)
         else:
             builder.add(actor, action, state)

@@ -1,10 +1,10 @@
 """The computer's seat at a table: it plays seat 1 from that seat's view only.
 
-`ComputerSeat` owns the computer's turn: when to move (the pace, which depends on the
-level and the step, never on the cards), where to think (the worker pool for good and
-strong, the event loop for basic), and how its move reaches the table (under the
-room's lock, stored before anyone is told, like a person's). It knows its room only
-through `Table`, the few things it needs of one (app/room.py's Room has them).
+`ComputerSeat` decides: when to move (the pace, which depends on the level and the step,
+never on the cards), where to think (the worker pool for good and strong, the event
+loop for basic), and what to play. Its move is made as a person's is, through the
+room's `submit` (app/room.py), which checks, stores and tells it; the computer only
+reads what `submit` answers (made, refused, stale, or not kept: try again).
 """
 
 from __future__ import annotations
@@ -16,9 +16,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 import engine
+from app.pools import ComputerPool
 from app.protocol import ComputerLevel
-from app.store import Entry, StoreError, StoreUnknown, VersionConflict
-from app.thinking import Thinking
 
 log = logging.getLogger("piquet.rooms")
 
@@ -28,14 +27,16 @@ COMPUTER_SEAT = 1
 DECLARING = frozenset({"elder_call", "younger_answer", "elder_lesser", "younger_call",
                        "younger_lesser"})
 Policy = Callable[[dict[str, Any]], dict[str, Any]]
+# Waits before a move not kept by the store is tried again (seconds, doubling to 5).
+RETRY_FIRST, RETRY_MOST = 0.5, 5.0
 
 
-class Table(Protocol):
-    """What the computer seat needs of its room."""
+class Master(Protocol):
+    """What the computer seat needs of its room: the table as it is, and `submit`."""
 
     room_id: str
-    lock: asyncio.Lock
     state: engine.State
+    version: int
     closed: bool
     match: int
 
@@ -43,17 +44,9 @@ class Table(Protocol):
         """A person has the table open (the computer waits for one to show the cut to)."""
         ...
 
-    def apply(self, seat: int, action: dict[str, Any]) -> tuple[engine.State, Entry]:
-        """The action applied (not installed), and the entry that stores it."""
+    async def submit(self, seat: int, action: dict[str, Any], version: int) -> str:
+        """The move made (`Outcome` of app/room.py: "applied", "stale", "unavailable"...)."""
         ...
-
-    async def save_move(self, entry: Entry) -> None: ...
-
-    def waiting_for_store(self) -> None: ...
-
-    def change(self, state: engine.State) -> None: ...
-
-    async def let_go(self, reason: str = ...) -> None: ...
 
 
 class ComputerSeat:
@@ -72,7 +65,7 @@ class ComputerSeat:
 
     def __init__(
         self,
-        room: Table,
+        room: Master,
         policy: Policy | None,
         delay: float,
         exchange_delay: float = 0.0,
@@ -81,7 +74,7 @@ class ComputerSeat:
         declare_delay: float | None = None,
         *,
         level: ComputerLevel = "basic",
-        thinking: Thinking | None = None,
+        thinking: ComputerPool | None = None,
         pace: float = 0.0,
     ) -> None:
         self.room = room
@@ -103,7 +96,6 @@ class ComputerSeat:
         # Set when the table changes while a move is waited out (`poke`): the wait, made
         # for the state before, ends, and the new state gets its own full pace.
         self._changed = asyncio.Event()
-        self._letting_go: asyncio.Task[None] | None = None
         # `see` requests already made, so a view that keeps offering one cannot loop us.
         self._asked: set[tuple[int, int, Any]] = set()
 
@@ -236,27 +228,17 @@ class ComputerSeat:
             return {**view, "legal": sees}
         return None
 
-    def look(self) -> tuple[engine.State, dict[str, Any] | None]:
-        """The room's state, and the view to decide from (None: nothing to do). The one
-        view a move costs, without the log (the policy does not read it)."""
+    def look(self) -> tuple[engine.State, int, dict[str, Any] | None]:
+        """The room's state and version, and the view to decide from (None: nothing to
+        do). The one view a move costs, without the log (the policy does not read it)."""
         state = self.room.state
-        return state, self._todo(engine.view(state, COMPUTER_SEAT, log=False))
+        return state, self.room.version, self._todo(engine.view(state, COMPUTER_SEAT,
+                                                                log=False))
 
-    def move(self, todo: dict[str, Any]) -> tuple[engine.State, Entry] | None:
-        """Decide from `todo` here and now, and apply it (see `play`)."""
-        return self.play(todo, self.policy(todo))
-
-    def play(self, todo: dict[str, Any], action: dict[str, Any]
-             ) -> tuple[engine.State, Entry] | None:
-        """Apply the decision made from `todo` to the room's state (which `todo` was seen
-        from), with the entry that stores it; None if the policy answered out of turn with
-        something not allowed."""
-        room = self.room
-        if todo["to_move"] != COMPUTER_SEAT and action.get("type") not in ("see", "carte_blanche"):
-            return None
-        if action.get("type") == "see":
-            self._asked.add((room.match, todo["deal_number"], action.get("combo")))
-        return room.apply(COMPUTER_SEAT, action)
+    def may_play(self, todo: dict[str, Any], action: dict[str, Any]) -> bool:
+        """Out of its turn the computer only asks to see, or announces carte blanche: a
+        policy answering otherwise there is a bug, and the seat stops."""
+        return todo["to_move"] == COMPUTER_SEAT or action.get("type") in ("see", "carte_blanche")
 
     async def _run(self) -> None:
         room = self.room
@@ -264,7 +246,7 @@ class ComputerSeat:
         failures = 0
         while not room.closed:
             self._changed.clear()  # (a change from here on ends the wait for `state`)
-            state, todo = self.look()
+            state, version, todo = self.look()
             if todo is None:
                 return
             wait = self.pause(todo)
@@ -279,45 +261,23 @@ class ComputerSeat:
             # whatever was thought about (a decision in the loop takes microseconds).
             thought = loop.time() - started if self.thinks_apart else 0.0
             await self._wait_out(max(0.0, wait - thought), state)
-            async with room.lock:
-                if room.closed:
-                    return
-                if room.state is not state:
-                    continue  # the table changed while it thought: decide afresh
-                try:
-                    played = self.play(todo, action)
-                except Exception:
-                    # A bug in the policy or the engine: stop rather than loop; the person
-                    # can still start a new match.
-                    log.exception("computer seat failed room=%s", room.room_id)
-                    return
-                if played is None:
-                    return
-                new, entry = played
-                try:
-                    await room.save_move(entry)
-                except (VersionConflict, StoreUnknown) as exc:
-                    # Another process has the room, or whether the store holds the move is
-                    # unknown: this copy is done. let_go stops this task: from a task of
-                    # its own, once this one is done.
-                    why = ("The table's store did not answer; reconnecting shows the table "
-                           "as it is kept." if isinstance(exc, StoreUnknown) else
-                           "This table moved to another server; reconnect.")
-                    self._letting_go = asyncio.create_task(room.let_go(why))
-                    return
-                except StoreError as exc:
-                    # Not kept, and known not to be: the move is tried again (decided
-                    # afresh) once the store answers; the table says it waits for it.
-                    failures += 1
-                    log.error("store failed room=%s computer (try %d): %s", room.room_id,
-                              failures, exc)
-                    retry = min(5.0, 0.25 * 2 ** min(failures, 5))
-                    room.waiting_for_store()
-                else:
-                    failures = 0
-                    room.change(new)
-                    continue
-            await self.sleep(retry)
+            if room.state is not state:
+                continue  # the table changed while it thought: decide afresh
+            if not self.may_play(todo, action):
+                return
+            outcome = await room.submit(COMPUTER_SEAT, action, version)
+            if outcome == "applied":
+                failures = 0
+                if action.get("type") == "see":
+                    self._asked.add((room.match, todo["deal_number"], action.get("combo")))
+            elif outcome == "unavailable":
+                # Not kept, and known not to be: tried again (decided afresh) once the
+                # store answers; the room says meanwhile that the table waits for it.
+                failures += 1
+                log.error("store failed room=%s computer (try %d)", room.room_id, failures)
+                await self.sleep(min(RETRY_MOST, RETRY_FIRST * 2 ** min(failures - 1, 4)))
+            elif outcome != "stale":
+                return  # refused (a bug: the room logged it), let go of, or closed
 
 
 def _has_spoken(view: dict[str, Any]) -> bool:

@@ -1,16 +1,14 @@
-"""One open WebSocket of a seat: a bounded send queue drained by its own task.
+"""One open WebSocket of a seat (or a watcher): a bounded send queue drained by its own
+task.
 
-The room never waits on a socket. It queues frames (`send`) and, on a change, marks
-the socket as owed a state (`want_state`); the sender task writes that state when it
-gets to it, from the room's state at that moment. So a socket that falls behind gets
-the newest state rather than a backlog of old ones, and a view is only worked out for
-a socket that is about to be written to. A socket that stops reading is dropped, and
-the room and the other seat go on (DESIGN.md).
-
-The one exception to "the sender writes": right after a seat's own action, the socket
-it came on is written by its reader (`send_state_now`), if nothing is queued before the
-state. That is the answer the player is waiting for, and it goes out without a switch
-to another task; the other seat's view is worked out after it is on its way.
+The room never waits on a socket. It queues frames (`send`) and, on a change, hands the
+socket the room's snapshot and marks it owed a state (`want_state`); the sender task
+writes that state when it gets to it, from the newest snapshot it was handed by then
+(app/seat_view.py's `state_text`). So a socket that falls behind gets the newest state
+rather than a backlog of old ones, and a view is only worked out for a socket that is
+about to be written to. A socket that stops reading is dropped (the room's seating
+forgets a dropped socket: app/seating.py), and the room and the other seat go on
+(DESIGN.md).
 """
 
 from __future__ import annotations
@@ -19,12 +17,13 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from fastapi import WebSocket
 
+from app import seat_view
 from app.protocol import CLOSE_INTERNAL, CLOSE_KEEPALIVE, CLOSE_TOO_SLOW, ServerPing
+from app.seat_view import LogCursor, Snapshot
 
 log = logging.getLogger("piquet.ws")
 
@@ -45,17 +44,15 @@ class _State:
 
 
 STATE = _State()
-Render = Callable[["Connection"], str]
-OnDrop = Callable[["Connection"], None]
 
 
 class Connection:
     # Slots, and a list with one waiter instead of an asyncio.Queue (three deques and an
     # Event, ~2.5 KB): a server holds two of these per room (docs/reliability.md).
-    __slots__ = ("_behind", "_closer", "_direct", "_frames", "_sending", "_task", "_ticker",
-                 "_wakeup", "closing", "dropped", "last_heard", "last_sent", "log_count",
-                 "log_window", "on_drop", "ping_interval", "queue_size", "reader", "receiving",
-                 "render", "room_id", "seat", "websocket")
+    __slots__ = ("_behind", "_closer", "_frames", "_sending", "_task", "_ticker",
+                 "_wakeup", "closing", "cursor", "dropped", "last_heard", "last_sent",
+                 "ping_interval", "queue_size", "reader", "receiving", "room_id", "seat",
+                 "snapshot", "websocket")
 
     def __init__(
         self,
@@ -77,14 +74,12 @@ class Connection:
         self._frames: list[str | _Close | _State] = []
         self._wakeup: asyncio.Future[None] | None = None
         self._task: asyncio.Task[None] | None = None
-        # Set by the room the socket joins: what writes this socket's state, and what
-        # makes the room forget the socket the moment it is dropped.
-        self.render: Render | None = None
-        self.on_drop: OnDrop | None = None
-        # A write is under way (by the sender, or by the reader: `_direct`), and how many
-        # changes came meanwhile while a state was already owed.
+        # The newest snapshot of the room this socket was handed: its state is worked
+        # out from it when written.
+        self.snapshot: Snapshot | None = None
+        # A write is under way, and how many changes came meanwhile while a state was
+        # already owed.
         self._sending = False
-        self._direct = False
         self._behind = 0
         self.closing = False  # no more frames will be queued
         self.dropped = False  # given up on: the room forgets it at once
@@ -96,9 +91,7 @@ class Connection:
         self.reader: asyncio.Task[None] | None = None
         self.receiving = False
         # The log lines this socket had in its last state, to send it only the new ones.
-        # Which log window this socket has (match, deal) and how many of its lines.
-        self.log_window: tuple[int, int] | None = None
-        self.log_count = 0
+        self.cursor = LogCursor()
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"send {self.room_id}/{self.seat}")
@@ -134,10 +127,17 @@ class Connection:
         self._put(text)
         return True
 
-    def want_state(self) -> None:
-        """The room changed: this socket is owed its state. Never waits. If one is owed
-        already, it will be the newest when written; but a socket whose write has been
-        stuck for more than `queue_size` changes has stopped reading, and is dropped."""
+    def update(self, snapshot: Snapshot) -> None:
+        """The room's newest snapshot, for the state this socket writes next (a state owed
+        already is written from it)."""
+        self.snapshot = snapshot
+
+    def want_state(self, snapshot: Snapshot) -> None:
+        """The room changed: this socket is owed its state, of `snapshot`. Never waits. If
+        one is owed already, it will be the newest when written; but a socket whose write
+        has been stuck for more than `queue_size` changes has stopped reading, and is
+        dropped."""
+        self.snapshot = snapshot
         if self.closing:
             return
         if STATE in self._frames:
@@ -150,7 +150,7 @@ class Connection:
             return
         self._put(STATE)
 
-    def send_then_state(self, text: str) -> None:
+    def send_then_state(self, text: str, snapshot: Snapshot) -> None:
         """Queue `text` (an error) and this socket's state behind it: the client always
         gets a state at least as new as the error (docs/protocol.md). A state already
         owed, ahead of the error, moves behind it (it is worked out when written, so
@@ -159,31 +159,7 @@ class Connection:
             return
         if STATE in self._frames:
             self._frames.remove(STATE)
-        self.want_state()
-
-    async def send_state_now(self) -> None:
-        """From this socket's reader, right after its own action changed the room: write
-        the state at once if nothing is queued or being written; else queue it."""
-        if self._frames or self._sending or self.closing or self.render is None:
-            self.want_state()
-            return
-        try:
-            text = self._render()
-        except _RenderFailed:
-            self.close(CLOSE_INTERNAL, "The server failed; reconnect.")
-            return
-        self._direct = True
-        try:
-            await self._write(text)
-        except Exception as exc:  # the peer went away: the receive loop sees it next
-            log.debug("send ended room=%s seat=%d: %r", self.room_id, self.seat, exc)
-            self.closing = True
-            return
-        finally:
-            self._direct = False
-            self._behind = 0
-        if self._frames:  # queued while this write was held up: the sender's now
-            self._wake()
+        self.want_state(snapshot)
 
     async def _write(self, text: str) -> None:
         self._sending = True
@@ -216,7 +192,7 @@ class Connection:
     def drop(self, why: str) -> None:
         """The client stopped reading: give up on it now, without waiting on its socket.
 
-        The sender (or the reader, in `send_state_now`) may be stuck in a send that will
+        The sender may be stuck in a send that will
         never finish, so it is cancelled and the close is tried from a task of its own,
         with a time limit.
         """
@@ -226,14 +202,12 @@ class Connection:
         self.closing = self.dropped = True
         if self._task is not None:
             self._task.cancel()
-        if self.reader is not None and (self.receiving or self._direct):
+        if self.reader is not None and self.receiving:
             # Its client may never send again: end the receive loop now. (If the reader is
             # busy with a frame, it sees `dropped` when it is done with it.)
             self.reader.cancel()
         self._frames.clear()  # nobody will read these now
         self._closer = asyncio.create_task(self._close_now(CLOSE_TOO_SLOW, "Too slow to read."))
-        if self.on_drop is not None:
-            self.on_drop(self)
 
     async def _close_now(self, code: int, reason: str) -> None:
         with contextlib.suppress(Exception):
@@ -252,7 +226,7 @@ class Connection:
                 await self._task
 
     async def _next(self) -> str | _Close | _State:
-        while not self._frames or self._sending:  # (the reader may be writing)
+        while not self._frames:
             self._wakeup = asyncio.get_running_loop().create_future()
             try:
                 await self._wakeup
@@ -283,9 +257,10 @@ class Connection:
             log.debug("send ended room=%s seat=%d: %r", self.room_id, self.seat, exc)
 
     def _render(self) -> str:
-        assert self.render is not None  # STATE is only queued once the room set it
+        assert self.snapshot is not None  # STATE is only queued with one
         try:
-            return self.render(self)
+            text, self.cursor = seat_view.state_text(self.snapshot, self.seat, self.cursor)
+            return text
         except Exception as exc:
             log.exception("state failed room=%s seat=%d", self.room_id, self.seat)
             raise _RenderFailed from exc

@@ -1,4 +1,5 @@
-"""A room's journal: every change written to the store before anyone is told of it.
+"""A room's journal: every change written to the store before anyone is told of it, and
+the match's entries as stored (the coach's record and reviews are worked out from them).
 
 It owns what the room needs to keep its word about versions:
 - `commit(change)`: the write, with the store's patience (app/store.py), and the room's
@@ -22,7 +23,7 @@ import secrets
 from collections import deque
 from collections.abc import Callable
 
-from app.store import Change, RoomStore, VersionConflict
+from app.store import Change, Entry, RoomStore, Start, VersionConflict, encode_entry
 
 log = logging.getLogger("piquet.rooms")
 
@@ -36,10 +37,15 @@ def new_secret() -> str:
 
 
 class Journal:
-    __slots__ = ("last_receipt", "room_id", "secret", "store", "tail", "waiting")
+    __slots__ = ("entries", "last_receipt", "room_id", "secret", "start", "store", "tail",
+                 "waiting")
 
-    def __init__(self, room_id: str, store: RoomStore | None, secret: str = "") -> None:
+    def __init__(self, room_id: str, store: RoomStore | None, start: Start,
+                 secret: str = "") -> None:
         self.room_id = room_id
+        # Where this match started, and its entries so far, encoded as stored.
+        self.start = start
+        self.entries: list[str] = []
         self.store = store
         self.secret = secret or new_secret()
         # The latest acknowledged writes (store only), oldest first.
@@ -73,14 +79,31 @@ class Journal:
             return None
         return version
 
+    def resume(self, start: Start, entries: list[Entry]) -> None:
+        """The match as loaded from the store."""
+        self.start = start
+        self.entries = [encode_entry(e) for e in entries]
+
     async def commit(self, change: Change, current: int,
-                     on_wait: Callable[[bool], None]) -> None:
-        """Write `change` (which makes version `current` + 1); StoreError if it is not
-        kept (VersionConflict: another process has the room; StoreUnknown: the store did
-        not answer, so whether it holds it is unknown; StoreUnavailable: not kept).
-        `on_wait(True)` when the store is slow to answer, `on_wait(False)` once it has."""
-        if self.store is None:
-            return
+                     on_wait: Callable[[bool], None]) -> str:
+        """Write `change` (which makes version `current` + 1), and note it in the match's
+        entries; the new version's receipt. StoreError if it is not kept (VersionConflict:
+        another process has the room; StoreUnknown: the store did not answer, so whether
+        it holds it is unknown; StoreUnavailable: not kept). `on_wait(True)` when the
+        store is slow to answer, `on_wait(False)` once it has."""
+        if self.store is not None:
+            await self._save(change, current, on_wait)
+        if change.kind == "action":
+            assert change.entry is not None
+            self.entries.append(encode_entry(change.entry))
+        elif change.kind == "match":
+            self.start = Start(change.seed, change.first_dealer, change.first_pack)
+            self.entries = []
+        return self.receipt(change.version)
+
+    async def _save(self, change: Change, current: int,
+                    on_wait: Callable[[bool], None]) -> None:
+        assert self.store is not None
 
         def waiting() -> None:
             self.waiting = True

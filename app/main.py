@@ -18,17 +18,16 @@ from fastapi.templating import Jinja2Templates
 from starlette.types import Receive, Scope, Send
 
 from app import api, pages, ws
-from app.coach import Teacher
 from app.computer_seat import Policy
+from app.pools import CoachPool, ComputerPool, computer_worker
 from app.protocol import CLOSE_GOING_AWAY
 from app.redis_store import make_store
 from app.registry import RoomRegistry, random_seed
 from app.room_setup import Clock, PackSource, RoomSetup, SeedSource, secure_pack
 from app.runtime import LoopMonitor, collect_on_a_clock, settle_collector
-from app.security import ClientLimits, Guard
+from app.security import ClientLimits, Guard, WatchLimits
 from app.settings import Settings
 from app.store import RoomStore, StoreError
-from app.workerlife import computer_worker
 
 log = logging.getLogger("piquet")
 
@@ -91,27 +90,34 @@ def room_setup(settings: Settings, *, clock: Clock, new_seed: SeedSource,
         computer_trick_hold=settings.computer_trick_hold,
         computer_declare_delay=settings.computer_declare_delay,
         computer_pace=settings.computer_pace,
-        teacher=Teacher(settings.teaching_workers),
+        thinking=computer_pool(settings),
+        coach_pool=CoachPool(settings.teaching_workers),
     )
 
 
-def room_registry(settings: Settings, setup: RoomSetup) -> RoomRegistry:
-    """The rooms, with their limits from the settings. The computer's thinking has
-    worker processes, made when the first good or strong table is ("spawn": nothing of
-    the server's threads or sockets is inherited); each ends when the server does,
-    however it ends (app/workerlife.py)."""
+def computer_pool(settings: Settings) -> ComputerPool | None:
+    """Where the good and strong levels think: worker processes, made when the first good
+    or strong table is ("spawn": nothing of the server's threads or sockets is
+    inherited); each ends when the server does, however it ends (app/pools.py). None
+    (no workers): they think in the event loop."""
+    if not settings.computer_workers:
+        return None
+
     def workers() -> ProcessPoolExecutor:
         return ProcessPoolExecutor(
             settings.computer_workers, mp_context=multiprocessing.get_context("spawn"),
             initializer=computer_worker, initargs=(os.getpid(),))
 
+    return ComputerPool(workers, settings.computer_workers)
+
+
+def room_registry(settings: Settings, setup: RoomSetup) -> RoomRegistry:
+    """The rooms, with their limits from the settings."""
     return RoomRegistry(
         setup,
         max_rooms=settings.max_rooms,
         idle_seconds=settings.room_idle_seconds,
         unused_seconds=settings.room_unused_seconds,
-        workers=workers if settings.computer_workers else None,
-        worker_count=settings.computer_workers,
         rooms_per_address=settings.rooms_per_address,
         give_way_seconds=settings.room_give_way_seconds,
     )
@@ -198,6 +204,9 @@ def create_app(
                     docs_url=None, redoc_url=None, openapi_url=None)
     app.state.settings = settings
     app.state.rooms = rooms
+    app.state.watch_limits = WatchLimits(settings.rate_limit_per_second,
+                                         settings.rate_limit_burst,
+                                         settings.max_watchers_per_address)
     app.state.room_limits = ClientLimits(settings.rooms_per_minute, settings.rooms_burst)
     app.state.monitor = monitor
     app.state.templates = Jinja2Templates(directory=settings.templates_dir)

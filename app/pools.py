@@ -47,12 +47,28 @@ Waiting = tuple[float, int, Callable[[], Any], "asyncio.Future[Any]"]
 
 
 class ComputerPool:
-    def __init__(self, pool: Executor, workers: int) -> None:
-        self.pool = pool
+    """The computer's workers: `make` builds the executor, with `workers` processes, when
+    the first table that thinks apart is made (`start`); a server that never has one
+    starts no process."""
+
+    def __init__(self, make: Callable[[], Executor], workers: int) -> None:
+        self.make = make
+        self.pool: Executor | None = None
         self.workers = max(1, workers)
         self.running = 0
         self._waiting: list[Waiting] = []
         self._order = itertools.count()
+
+    def start(self) -> Executor:
+        """The executor, made and its workers started the first time (so that no decision
+        waits on their start)."""
+        if self.pool is None:
+            from engine.computer import warm
+
+            self.pool = self.make()
+            for _ in range(self.workers):
+                self.pool.submit(warm)
+        return self.pool
 
     async def decide(self, level: str, view: dict[str, Any], deadline: float) -> Any:
         """The level's decision for `view`, worked out in a worker; `deadline`: when the
@@ -70,17 +86,13 @@ class ComputerPool:
         self._pump(loop)
         return await answer
 
-    def warm(self, fn: Callable[[], Any]) -> None:
-        """Start a worker (the pool's processes start on their first work)."""
-        self.pool.submit(fn)
-
     def _pump(self, loop: asyncio.AbstractEventLoop) -> None:
         while self.running < self.workers and self._waiting:
             _, _, work, answer = heapq.heappop(self._waiting)
             if answer.done():  # (its table stopped waiting: cancelled)
                 continue
             self.running += 1
-            running = loop.run_in_executor(self.pool, work)
+            running = loop.run_in_executor(self.start(), work)
             running.add_done_callback(functools.partial(self._done, loop, answer))
 
     def _done(self, loop: asyncio.AbstractEventLoop, answer: asyncio.Future[Any],
@@ -99,7 +111,9 @@ class ComputerPool:
         for *_, answer in self._waiting:
             answer.cancel()
         self._waiting.clear()
-        self.pool.shutdown(wait=False, cancel_futures=True)
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = None
 
 
 class CoachPool:
@@ -110,6 +124,8 @@ class CoachPool:
         self.workers = workers
         self._pool: Executor | None = None
         self.pending = 0  # reviews worked out as deals ended, not yet done
+        # Hints and reviews being answered (kept, so none is collected).
+        self.answering: set[asyncio.Future[None]] = set()
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         if self.workers <= 0:

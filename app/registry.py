@@ -8,17 +8,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Callable
-from concurrent.futures import Executor
 
-import engine
-from app.computer_seat import COMPUTER_SEAT
-from app.lessons import Start
 from app.protocol import CLOSE_ROOM_EXPIRED, Level, Opponent
-from app.room import DEALT_AGAIN, TABLE, Room
+from app.room import Room
 from app.room_setup import RoomSetup, new_token
 from app.store import StoreError, hash_token
-from app.thinking import Thinking
 
 log = logging.getLogger("piquet.rooms")
 
@@ -59,25 +53,18 @@ class RoomRegistry:
         max_rooms: int,
         idle_seconds: float,
         unused_seconds: float | None = None,
-        workers: Callable[[], Executor] | None = None,
-        worker_count: int = 1,
         rooms_per_address: int = 1_000_000,
         give_way_seconds: float = 300.0,
     ) -> None:
-        """`setup`: what every room is made with (its `workers` is this registry's pool,
-        made with the first good or strong table from `workers`, with `worker_count`
-        processes: a server that never has one starts no process)."""
+        """`setup`: what every room is made with (the computer's and the coach's pools
+        among it)."""
         self.setup = setup
-        setup.workers = self.executor
         self.max_rooms = max_rooms
         self.rooms_per_address = rooms_per_address
         self.give_way_seconds = give_way_seconds
         # Which addresses made or joined each open room, and each address's rooms.
         self.holders: dict[str, set[str]] = {}
         self.held: dict[str, set[str]] = {}
-        self._workers = workers
-        self._worker_count = worker_count
-        self._executor: Thinking | None = None
         self.idle_seconds = idle_seconds
         self.unused_seconds = idle_seconds if unused_seconds is None else min(
             unused_seconds, idle_seconds)
@@ -94,23 +81,10 @@ class RoomRegistry:
         # either per action means the proxy does not route by room (docs/operating.md).
         self.moved = {"loaded": 0, "let_go": 0}
 
-    def executor(self) -> Thinking | None:
-        """Where the good and strong levels think: the worker pool (app/thinking.py),
-        made, and its workers started so that no decision waits on their start, the first
-        time it is asked for; None without one."""
-        if self._executor is None and self._workers is not None:
-            from engine.computer import warm
-
-            self._executor = Thinking(self._workers(), self._worker_count)
-            for _ in range(self._worker_count):
-                self._executor.warm(warm)
-        return self._executor
-
     def stop_workers(self) -> None:
-        self.setup.teacher.stop()
-        if self._executor is not None:
-            self._executor.shutdown()
-            self._executor = None
+        self.setup.coach_pool.stop()
+        if self.setup.thinking is not None:
+            self.setup.thinking.shutdown()
 
     def __len__(self) -> int:
         return len(self.rooms)
@@ -168,28 +142,11 @@ class RoomRegistry:
         room = self._new_room(room_id, opponent, stored.seat_hashes[0],
                               stored.options.get("level", "basic"), secret=stored.secret,
                               practice=bool(stored.options.get("practice")))
-        room.seats[1].token_hash = stored.seat_hashes[1]
-        room.rematch = set(stored.rematch)
         try:
-            state = engine.new_partie(seed=stored.seed, first_dealer=stored.first_dealer,
-                                      pack=stored.first_pack)
-            for seat, action, pack in stored.actions:
-                if seat == TABLE:
-                    assert pack is not None, "a deal dealt again keeps its pack"
-                    state = engine.deal_again(state, pack, DEALT_AGAIN)
-                    continue
-                if room.computer is not None and seat == COMPUTER_SEAT:
-                    room.computer.replayed(stored.match, state.deal_number, action)
-                state = engine.apply(state, seat, action, pack=pack)
-            room.state = state
+            room.resume(stored)
         except Exception:
             log.exception("room %s: its actions do not replay", room_id)
             return None
-        room.match, room.version = stored.match, stored.version
-        room.coach.resume(Start(stored.seed, stored.first_dealer, stored.first_pack),
-                          stored.actions)
-        # Played at (a move stored, or a match after the first).
-        room.used = bool(stored.actions) or stored.match > 1
         self.rooms[room_id] = room
         self.moved["loaded"] += 1
         log.info("room loaded room=%s version=%d actions=%d from=%s rooms=%d", room_id,

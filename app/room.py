@@ -1,44 +1,47 @@
-"""One table: its partie, its two seats and their sockets, and its watchers.
+"""One table: its partie, its seating (app/seating.py) and the one way a move is made.
 
-Every change to a room's partie goes through `Room.act` (a seat's message), the
-computer seat (app/computer_seat.py) or a seat being taken, all under the room's one
-asyncio.Lock, so changes are made one at a time in arrival order. Every change is
-written to the store first (`Room.commit`, through the room's journal: app/journal.py),
-then installed (`Room.change`). Each change bumps `version` by one and owes every
-socket its own seat's view (`state_text`, written when the socket's turn to be written
-comes); nothing else is ever sent about the partie. Each deal's pack is drawn when it is
-dealt (`new_pack`: a secure shuffle), so no future deal exists anywhere.
+`Room.submit` is the master (as boardgame.io has it): a person's socket, the computer
+(app/computer_seat.py) or anything else makes a move through it, and through nothing
+else. Under the room's one asyncio.Lock, so moves are made one at a time in arrival
+order, it checks the room is open, whose seat it is, the message id and the version;
+applies the move (`engine.apply`); writes it to the store through the room's journal
+(app/journal.py) before anyone is told; installs the new state, one version up; and
+hands every socket the new snapshot (the seating). What the seats are told when the
+store fails is decided there too. A seat taken and a deal dealt again after the store
+lost a move are changes of the same kind (`_change`). Nothing else is ever sent about
+the partie. Each deal's pack is drawn when it is dealt (`new_pack`: a secure shuffle),
+so no future deal exists anywhere.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
-from typing import Any
+from typing import Any, Literal
 
 import engine
-from app.coach import Coach
+from app.coach import Coach, hints_at
 from app.computer_seat import COMPUTER_SEAT, ComputerSeat
 from app.connection import Connection
 from app.journal import Journal
-from app.lessons import Start
-from app.padding import Ceilings
 from app.protocol import (
     CLOSE_GOING_AWAY,
-    ActionMessage,
     ComputerLevel,
-    ComputerSeatMessage,
+    ErrorCode,
+    HintMessage,
     Level,
-    NewMatchMessage,
     Opponent,
+    ReviewMessage,
 )
 from app.room_setup import RoomSetup, new_token, secure_pack
-from app.room_talk import WATCHER, RoomTalk, Seat
+from app.seat_view import WATCHER, Snapshot, Working, error_text
+from app.seating import Seat, Seating
+from app.security import card_free
 from app.store import (
     Change,
     Entry,
     SeatTaken,
+    Start,
     StoredRoom,
     StoreError,
     StoreUnknown,
@@ -49,32 +52,34 @@ from app.store import (
 
 log = logging.getLogger("piquet.rooms")
 
+# What became of a submitted move: made; refused (said to the seat's socket); made on a
+# version that is gone; not made because the store did not keep it (try again); the room
+# let go of (another process has it, or the store's answer is unknown) or closed.
+Outcome = Literal["applied", "refused", "stale", "unavailable", "let_go", "closed"]
+
 # The actions that deal a hand, and so bring a pack with them.
 DEALING = frozenset({"choose_dealer", "next_deal"})
-# The table itself, not a seat, in a stored entry: a deal dealt again (`Room.recover`).
-TABLE = -1
 DEALT_AGAIN = ("The table's store lost a move both seats had been shown. So that no move "
                "can be taken back, this deal was dealt again with a new pack.")
 STARTED_AGAIN = ("The table's store lost a move both seats had been shown. So that no move "
                  "can be taken back, the partie starts again.")
-
-
+CLOSED = ("This table is not taking moves just now (the server is restarting, or the "
+          "table moved); nothing changed. It will reconnect by itself.")
+MOVED = "This table moved to another server; reconnect."
 
 # A table whose state has not changed for this long drops its views' working (Room._trim).
 TRIM_SECONDS = 2.0
 
-
 _OVER = (engine.Step.DEAL_OVER, engine.Step.PARTIE_OVER)
 
 
-class Room(RoomTalk):
+class Room:
     # Slots: one dict fewer per room (docs/reliability.md); __weakref__ for the tests that
     # check an expired room is freed.
-    __slots__ = ("__weakref__", "changed_at", "closed", "coach", "computer", "journal",
-                 "last_activity", "last_move", "level", "lock", "match",
-                 "max_connections_per_seat", "notice", "opponent", "practice", "rematch",
-                 "room_id", "seats", "setup", "state", "store", "trim", "used", "version",
-                 "watchers")
+    __slots__ = ("__weakref__", "_letting_go", "changed_at", "closed", "coach", "computer",
+                 "hints", "journal", "last_activity", "last_move", "level", "lock", "match",
+                 "notice", "opponent", "practice", "rematch", "room_id", "seating", "setup",
+                 "state", "trim", "used", "version", "working")
 
     def __init__(self, room_id: str, opponent: Opponent, setup: RoomSetup, *,
                  level: Level = "basic", maker_token_hash: str | None = None,
@@ -83,26 +88,26 @@ class Room(RoomTalk):
         self.setup = setup
         self.level: Level | None = level if opponent == "computer" else None
         self.opponent: Opponent = opponent
-        # A friend's table made for practice: both seats may ask for hints (issue 26).
+        # A friend's table made for practice: both seats may ask for hints.
         self.practice = practice and opponent == "friend"
-        self.max_connections_per_seat = setup.max_connections_per_seat
         self.lock = asyncio.Lock()
         self.state: engine.State = engine.new_partie(seed=setup.new_seed())
         # When the state last changed (the event loop's clock), and the timer that drops
         # the views' working once nobody has acted for TRIM_SECONDS (`_trim`).
         self.changed_at = 0.0
         self.trim: asyncio.TimerHandle | None = None
-        self.ceilings: Ceilings | None = None  # (app/room_talk.py `_ceilings`)
+        self.working = Working(self.state)
         self.version = 1
         self.match = 1  # counts new matches, so each socket knows when its log restarts
-        self.seats = (Seat(maker_token_hash or hash_token(new_token())), Seat(None))
+        self.seating = Seating(maker_token_hash or hash_token(new_token()),
+                               setup.max_connections_per_seat)
         # Where every change is written before anyone is told (None: memory only), and
         # what the room keeps of its writes and receipts.
-        self.store = setup.store
-        self.journal = Journal(room_id, setup.store, secret)
+        self.journal = Journal(room_id, setup.store, Start(self.state.seed, None, None),
+                               secret)
         self.last_activity = setup.clock()
         # When the partie last changed (a move, a new match): a room that has gone longest
-        # without one gives way first when every table is taken (issue 25).
+        # without one gives way first when every table is taken.
         self.last_move = self.last_activity
         # A person has acted here (a friend who joined and never moved has not). A room
         # never used expires sooner, sockets open or not, and gives way first.
@@ -110,71 +115,150 @@ class Room(RoomTalk):
         # What both seats are told of something the table did (a deal dealt again).
         self.notice: str | None = None
         self.closed = False
+        self._letting_go: asyncio.Task[None] | None = None
         self.computer: ComputerSeat | None = None
         if opponent == "computer":
-            self.computer = self._computer_seat(level)
+            self._seat_computer(level)
         # Friend's table, partie over: the seats that pressed "Play again".
         self.rematch: set[int] = set()
-        # Sockets watching: no seat, the public view only (see "watchers" below).
-        self.watchers: list[Connection] = []
-        # Hints, reviews, the record: what the partie was (app/coach.py).
-        self.coach = Coach(self, setup.teacher, Start(self.state.seed, None, None))
+        # Hints, reviews, the record (app/coach.py), and which seats may ask for hints.
+        self.coach = Coach(self, setup.coach_pool)
+        self.hints = hints_at(self.opponent, self.practice)
+        self.seating.tell(self.snapshot(self.journal.receipt(self.version)))
 
-    def _computer_seat(self, level: Level) -> ComputerSeat:
+    def _seat_computer(self, level: Level) -> None:
         setup = self.setup
-        thinking = (setup.workers() if setup.workers is not None and level != "basic"
-                    else None)
-        return ComputerSeat(self, setup.policy, setup.computer_delay,
-                            setup.computer_exchange_delay, setup.computer_lead_delay,
-                            setup.computer_trick_hold, setup.computer_declare_delay,
-                            level=level, thinking=thinking, pace=setup.computer_pace)
+        thinking = setup.thinking if level != "basic" else None
+        if thinking is not None:
+            thinking.start()  # its workers start with the first table that needs them
+        self.computer = ComputerSeat(
+            self, setup.policy, setup.computer_delay, setup.computer_exchange_delay,
+            setup.computer_lead_delay, setup.computer_trick_hold,
+            setup.computer_declare_delay, level=level, thinking=thinking,
+            pace=setup.computer_pace)
+        self.seating.computer = COMPUTER_SEAT
+
+    def resume(self, stored: StoredRoom) -> None:
+        """This room as the store holds it: its seats, and its partie replayed from its
+        entries (ValueError or a PiquetError if they do not replay)."""
+        self.seating.seats[1].token_hash = stored.seat_hashes[1]
+        self.rematch = set(stored.rematch)
+        computer = self.computer
+        state = engine.new_partie(stored.seed, first_dealer=stored.first_dealer,
+                                  pack=stored.first_pack)
+        for seat, action, state in engine.replaying(
+                stored.seed, stored.actions, why=DEALT_AGAIN, first_dealer=stored.first_dealer,
+                pack=stored.first_pack):
+            if computer is not None and seat == COMPUTER_SEAT and isinstance(action, dict):
+                computer.replayed(stored.match, state.deal_number, action)
+        self.state = state
+        self.match, self.version = stored.match, stored.version
+        self.journal.resume(Start(stored.seed, stored.first_dealer, stored.first_pack),
+                            stored.actions)
+        # Played at (a move stored, or a match after the first).
+        self.used = bool(stored.actions) or stored.match > 1
+        self.seating.tell(self.snapshot(self.journal.receipt(self.version)))
+
+    # --- what the seats and sockets are told ----------------------------------------------
+
+    @property
+    def seats(self) -> tuple[Seat, Seat]:
+        return self.seating.seats
+
+    def snapshot(self, receipt: str) -> Snapshot:
+        """The room as every socket is to be told it now (app/seat_view.py), with the
+        receipt of its version; who is here, the seating stamps on it."""
+        if self.working.state is not self.state:
+            self.working = Working(self.state)
+        return Snapshot(
+            room_id=self.room_id, opponent=self.opponent, level=self.level,
+            version=self.version, match=self.match, working=self.working, receipt=receipt,
+            practice=self.practice, hints=self.hints, can_new_match=self.can_new_match(),
+            rematch=tuple(sorted(self.rematch)), waiting_for_store=self.journal.waiting,
+            notice=self.notice)
+
+    def connections(self) -> list[Connection]:
+        """Every socket of the room: both seats', then the watchers'."""
+        return self.seating.connections()
 
     def seat_connections(self, seat: int) -> list[Connection]:
-        return self.seats[seat].connections
+        return self.seating.seats[seat].connections
+
+    def attach(self, conn: Connection) -> None:
+        """A seat's socket has joined: it is owed its state, and the others are told."""
+        self.seating.attach(conn)
+        self.touch()
+        if self.computer is not None:
+            self.computer.poke()  # it waits for a person at the table to show the cut to
+
+    def attach_watcher(self, conn: Connection) -> bool:
+        return self.seating.attach_watcher(conn)
+
+    def detach(self, conn: Connection) -> None:
+        if self.seating.detach(conn) and conn.seat != WATCHER:
+            self.touch()
+
+    def go_on(self, conn: Connection, version: int) -> None:
+        """The person has seen the trick: the computer's hold ends (nothing else changes)."""
+        if conn.seat == WATCHER:
+            self.refuse(conn, "not_allowed", "You are watching this table: you cannot play.")
+        elif self.computer is not None and version == self.version:
+            self.computer.go_on()
+
+    def ask(self, conn: Connection, message: HintMessage | ReviewMessage) -> None:
+        """A hint or a review, answered to this socket only; the partie does not change."""
+        self.coach.answer(conn, message)
+
+    def shown(self, seen: str | None) -> int | None:
+        """The version a seat coming back proves it was shown ("VERSION.RECEIPT")."""
+        return self.journal.shown(seen)
+
+    def error(self, conn: Connection, code: ErrorCode, message: str) -> None:
+        """An error alone (`rate_limited`: the socket is closed next)."""
+        conn.send(self._error(conn.seat, code, message))
+
+    def refuse(self, conn: Connection, code: ErrorCode, message: str) -> None:
+        """A clear error, then the current state, so the client is never left guessing:
+        the state comes after the error even if one was owed already."""
+        self.seating.refuse(conn, self._error(conn.seat, code, message))
+
+    def _error(self, seat: int, code: ErrorCode, message: str) -> str:
+        # The seat is told its legal cards; the log names no card a seat holds.
+        log.info("refused room=%s seat=%d code=%s: %s", self.room_id, seat, code,
+                 card_free(message))
+        return error_text(code, message, self.version)
 
     # --- seats ----------------------------------------------------------------------------
 
     def seat_for_token(self, token: str | None) -> int | None:
-        """The seat this token holds here, compared in constant time."""
-        if not token:
-            return None
-        digest = hash_token(token).encode()
-        found = None
-        for number, seat in enumerate(self.seats):
-            # Compare with both seats whatever happens, so the time says nothing.
-            if seat.token_hash is not None and secrets.compare_digest(
-                seat.token_hash.encode(), digest
-            ):
-                found = number
-        return found
+        return self.seating.seat_for_token(token)
 
     def person_present(self) -> bool:
         """Someone has the table open in the computer's opponent's seat."""
-        return bool(self.seats[1 - COMPUTER_SEAT].connections)
+        return bool(self.seating.seats[1 - COMPUTER_SEAT].connections)
 
     def has_free_seat(self) -> bool:
-        return self.opponent == "friend" and self.seats[1].token_hash is None
+        return self.opponent == "friend" and self.seating.seats[1].token_hash is None
 
     async def claim_free_seat(self) -> tuple[int, str] | None:
         """A friend's first visit takes seat 1; None when the table is full (here, or in
         the store: another process may have given it away, to a friend or the computer).
         The seat and the new cut (the one made with the room was only a placeholder) are
         one change, under the room's lock: a seat claimed and a seat given to the
-        computer never both succeed (issue 25)."""
+        computer never both succeed."""
         async with self.lock:
             if self.closed or not self.has_free_seat():
                 return None
             token = new_token()
-            digest = hash_token(token)
             try:
-                await self._fresh_partie(claim=(1, digest))
+                await self._fresh_partie(claim=(1, hash_token(token)))
             except SeatTaken:
                 return None
             except (VersionConflict, StoreUnknown):
-                await self.let_go()  # another process has the room: the page reconnects
+                self._let_go_soon(MOVED)  # another process has the room: the page reconnects
                 return None
         self.touch()
-        self.broadcast_presence()
+        self.seating.tell_presence()
         return 1, token
 
     def touch(self) -> None:
@@ -183,158 +267,156 @@ class Room(RoomTalk):
     def can_new_match(self) -> bool:
         return self.opponent == "computer" or self.state.phase is engine.Phase.PARTIE_OVER
 
-    # --- changes --------------------------------------------------------------------------
+    # --- the one way a move is made -------------------------------------------------------
 
-    async def act(
-        self, conn: Connection, msg: ActionMessage | NewMatchMessage | ComputerSeatMessage
-    ) -> None:
-        """A seat's action or new-match request: checked, then applied once or refused.
-        If applied, the seat's new state goes out on `conn` at once, from this task."""
+    async def submit(self, seat: int, action: dict[str, Any], version: int,
+                     reply_to: Connection | None = None,
+                     message_id: str | None = None) -> Outcome:
+        """`seat`'s move, made on `version`: an engine action, or the table's own
+        {"type": "new_match"} or {"type": "computer_seat", "level": ...}. Checked, then
+        made once or refused; a refusal is said to `reply_to` (the socket it came on: none
+        for the computer). If made, every socket is owed the new state, `reply_to`'s
+        written first."""
         async with self.lock:
-            if self.closed:
-                self.refuse(conn, "unavailable",
-                            "This table is not taking moves just now (the server is "
-                            "restarting, or the table moved); nothing changed. It will "
-                            "reconnect by itself.")
-                return
-            if conn.seat == WATCHER:
-                self.refuse(conn, "not_allowed", "You are watching this table: you cannot play.")
-                return
-            self.touch()
-            if not self.seats[conn.seat].use_id(msg.id):
-                self.refuse(
-                    conn,
-                    "duplicate_id",
-                    f"Message id {msg.id!r} was already used by this seat; "
-                    "it is not applied again.",
-                )
-                return
-            if msg.version != self.version:
-                self.refuse(
-                    conn,
-                    "stale_version",
-                    f"Made on version {msg.version}; the table is at version {self.version}.",
-                )
-                return
-            try:
-                if isinstance(msg, NewMatchMessage):
-                    changed = await self._new_match(conn)
-                elif isinstance(msg, ComputerSeatMessage):
-                    changed = await self._give_seat_to_computer(conn, msg.level)
-                else:
-                    changed = await self._apply_action(conn, msg.action)
-            except VersionConflict:
-                changed = False
-                await self.let_go()
-            except StoreUnknown as exc:
-                changed = False
-                log.error("store failed room=%s seat=%d: %s", self.room_id, conn.seat, exc)
-                await self.let_go(
-                    "The table's store did not answer, so whether your last move was kept "
-                    "is not known yet; reconnecting shows the table as it is kept.")
-            except SeatTaken:
-                changed = False
-                self.refuse(conn, "not_allowed", "Your friend has just taken the seat.")
-            except StoreError as exc:
-                changed = False
-                log.error("store failed room=%s seat=%d: %s", self.room_id, conn.seat, exc)
-                self.refuse(conn, "unavailable",
-                            "The table's store is not answering just now; nothing changed. "
-                            "Try again in a moment.")
-        # Out of the lock (the write may wait on a slow socket: only this seat's own), and
-        # with no wait since the change, so the state written is the one just made.
-        if changed:
-            await conn.send_state_now()
-        if self.computer is not None:
+            outcome = await self._submit(seat, action, version, reply_to, message_id)
+        if self.computer is not None and seat != COMPUTER_SEAT:
             self.computer.poke()
+        return outcome
 
-    def apply(self, seat: int, action: dict[str, Any]) -> tuple[engine.State, Entry]:
-        """`seat`'s action applied to the partie (not yet installed), and the entry that
-        stores it: an action that deals brings a pack drawn now (PiquetError if refused)."""
-        pack = self.setup.new_pack() if action.get("type") in DEALING else None
-        state = engine.apply(self.state, seat, action, pack=pack)
-        if state.deal_number == self.state.deal_number:
-            pack = None  # it dealt nothing (a refusal raised above; this is a see or such)
-        return state, (seat, action, pack)
-
-    async def save_move(self, entry: Entry) -> None:
-        """Store a move made on the current version (the caller holds the lock, and calls
-        `change` next)."""
-        await self.commit(change_for_action(self.version + 1, *entry))
-
-    async def _apply_action(self, conn: Connection, action: dict[str, Any]) -> bool:
+    async def _submit(self, seat: int, action: dict[str, Any], version: int,
+                      reply_to: Connection | None, message_id: str | None) -> Outcome:
+        if self.closed:
+            return self._refuse(reply_to, seat, "unavailable", CLOSED, "closed")
+        if seat == WATCHER:
+            return self._refuse(reply_to, seat, "not_allowed",
+                                "You are watching this table: you cannot play.")
+        if reply_to is not None:
+            self.touch()
+        if message_id is not None and not self.seating.seats[seat].use_id(message_id):
+            return self._refuse(reply_to, seat, "duplicate_id",
+                                f"Message id {message_id!r} was already used by this seat; "
+                                "it is not applied again.")
+        if version != self.version:
+            return self._refuse(reply_to, seat, "stale_version",
+                                f"Made on version {version}; the table is at version "
+                                f"{self.version}.", "stale")
         try:
-            state, entry = self.apply(conn.seat, action)
+            kind = action.get("type")
+            if kind == "new_match":
+                return await self._new_match(seat, reply_to)
+            if kind == "computer_seat":
+                return await self._give_seat_to_computer(seat, action["level"], reply_to)
+            return await self._move(seat, action, reply_to)
+        except SeatTaken:
+            return self._refuse(reply_to, seat, "not_allowed",
+                                "Your friend has just taken the seat.")
+        except VersionConflict:
+            self._let_go_soon(MOVED)
+            return "let_go"
+        except StoreUnknown as exc:
+            log.error("store failed room=%s seat=%d: %s", self.room_id, seat, exc)
+            self._let_go_soon(
+                "The table's store did not answer, so whether your last move was kept is "
+                "not known yet; reconnecting shows the table as it is kept."
+                if reply_to is not None else
+                "The table's store did not answer; reconnecting shows the table as it is "
+                "kept.")
+            return "let_go"
+        except StoreError as exc:
+            log.error("store failed room=%s seat=%d: %s", self.room_id, seat, exc)
+            if reply_to is None:  # the computer tries again: the table says it waits
+                if not self.journal.waiting:
+                    self._store_waiting(True)
+                return "unavailable"
+            return self._refuse(reply_to, seat, "unavailable",
+                                "The table's store is not answering just now; nothing "
+                                "changed. Try again in a moment.", "unavailable")
+
+    def _refuse(self, reply_to: Connection | None, seat: int, code: ErrorCode, message: str,
+                outcome: Outcome = "refused") -> Outcome:
+        if reply_to is not None:
+            self.refuse(reply_to, code, message)
+        elif outcome == "refused":  # the computer's move refused: a bug in its level
+            log.error("computer's move refused room=%s seat=%d code=%s: %s", self.room_id,
+                      seat, code, card_free(message))
+        return outcome
+
+    async def _move(self, seat: int, action: dict[str, Any],
+                    reply_to: Connection | None) -> Outcome:
+        pack = self.setup.new_pack() if action.get("type") in DEALING else None
+        try:
+            state = engine.apply(self.state, seat, action, pack=pack)
         except engine.MalformedActionError as exc:
-            self.refuse(conn, "bad_message", str(exc))
+            return self._refuse(reply_to, seat, "bad_message", str(exc))
         except engine.OutOfTurnError as exc:
-            self.refuse(conn, "out_of_turn", str(exc))
+            return self._refuse(reply_to, seat, "out_of_turn", str(exc))
         except engine.PiquetError as exc:  # IllegalActionError and any other refusal
-            self.refuse(conn, "illegal_action", str(exc))
+            return self._refuse(reply_to, seat, "illegal_action", str(exc))
         except Exception:
-            log.exception("engine failed room=%s seat=%d", self.room_id, conn.seat)
-            self.refuse(conn, "internal", "The server failed on that action; nothing changed.")
-        else:
-            await self.save_move(entry)
+            log.exception("engine failed room=%s seat=%d", self.room_id, seat)
+            return self._refuse(reply_to, seat, "internal",
+                                "The server failed on that action; nothing changed.")
+        if state.deal_number == self.state.deal_number:
+            pack = None  # it dealt nothing (a see or such)
+        entry: Entry = (seat, action, pack)
+        await self._change(change_for_action(self.version + 1, *entry), state, reply_to)
+        if self.computer is None or seat != COMPUTER_SEAT:
             self.used = True
-            self.change(state, skip=conn)
-            return True
-        return False
+        return "applied"
 
-    async def _new_match(self, conn: Connection) -> bool:
+    async def _new_match(self, seat: int, reply_to: Connection | None) -> Outcome:
         if not self.can_new_match():
-            self.refuse(
-                conn,
-                "not_allowed",
-                "At a friend's table a new match starts once the partie is over.",
-            )
-            return False
+            return self._refuse(reply_to, seat, "not_allowed",
+                                "At a friend's table a new match starts once the partie "
+                                "is over.")
         if self.opponent == "friend":
-            return await self._ask_rematch(conn)
-        await self._fresh_partie(skip=conn)
+            return await self._ask_rematch(seat, reply_to)
+        await self._fresh_partie(reply_to=reply_to)
         self.used = True
-        log.info("new match room=%s seat=%d", self.room_id, conn.seat)
-        return True
+        log.info("new match room=%s seat=%d", self.room_id, seat)
+        return "applied"
 
-    async def _ask_rematch(self, conn: Connection) -> bool:
+    async def _ask_rematch(self, seat: int, reply_to: Connection | None) -> Outcome:
         """A friend's table after the partie: "Play again" by both starts a new partie,
         the other seat dealing first this time; the first press is a change both see."""
-        if conn.seat in self.rematch:
-            self.refuse(conn, "not_allowed", "You asked to play again; waiting for your friend.")
-            return False
+        if seat in self.rematch:
+            return self._refuse(reply_to, seat, "not_allowed",
+                                "You asked to play again; waiting for your friend.")
         if not self.rematch:  # the first press: stored first, like any change
-            await self.commit(Change(self.version + 1, "rematch", rematch=(conn.seat,)))
-            self.rematch.add(conn.seat)
-            self.change(self.state, skip=conn)
-            return True
+            receipt = await self._commit(Change(self.version + 1, "rematch", rematch=(seat,)))
+            self.rematch.add(seat)
+            self._install(self.state, receipt, reply_to)
+            return "applied"
         # Both have pressed: the new partie (it clears `rematch`).
         last = self.state.first_dealer
-        await self._fresh_partie(first_dealer=None if last is None else 1 - last, skip=conn)
+        await self._fresh_partie(first_dealer=None if last is None else 1 - last,
+                                 reply_to=reply_to)
         self.used = True
         log.info("rematch room=%s", self.room_id)
-        return True
+        return "applied"
 
-    async def _give_seat_to_computer(self, conn: Connection, level: ComputerLevel) -> bool:
+    async def _give_seat_to_computer(self, seat: int, level: ComputerLevel,
+                                     reply_to: Connection | None) -> Outcome:
         """A friend who never came: the maker gives the free seat to the computer, and the
         partie starts afresh (a new cut) against it. The link then finds a full table."""
-        if self.opponent != "friend" or self.seats[1].token_hash is not None or conn.seat != 0:
-            self.refuse(conn, "not_allowed",
-                        "Only the table's maker may give the free seat to the computer, "
-                        "while nobody has taken it.")
-            return False
-        await self._fresh_partie(skip=conn, computer_level=level)
+        if not self.has_free_seat() or seat != 0:
+            return self._refuse(reply_to, seat, "not_allowed",
+                                "Only the table's maker may give the free seat to the "
+                                "computer, while nobody has taken it.")
+        await self._fresh_partie(reply_to=reply_to, computer_level=level)
         self.used = True
-        self.broadcast_presence()
+        self.seating.tell_presence()
         log.info("computer seat room=%s level=%s", self.room_id, level)
-        return True
+        return "applied"
 
     async def _fresh_partie(
         self,
         *,
         first_dealer: int | None = None,
-        skip: Connection | None = None,
+        reply_to: Connection | None = None,
         computer_level: ComputerLevel | None = None,
         claim: tuple[int, str] | None = None,
+        notice: str | None = None,
     ) -> None:
         """A new partie in this room (a new match: every socket's log starts again),
         stored first (the caller holds the lock). `computer_level`: seat 1 goes to the
@@ -347,9 +429,9 @@ class Room(RoomTalk):
         if computer_level is not None:
             options = {"opponent": "computer", "level": computer_level}
         free = 1 if computer_level is not None or claim is not None else None
-        if free is not None and self.seats[free].token_hash is not None:
+        if free is not None and self.seating.seats[free].token_hash is not None:
             raise SeatTaken(f"seat {free} is taken")
-        await self.commit(Change(
+        receipt = await self._commit(Change(
             self.version + 1, "match", match=self.match + 1, seed=state.seed,
             first_dealer=first_dealer, first_pack=pack, options=options, claim=claim,
             free=free))
@@ -357,32 +439,52 @@ class Room(RoomTalk):
         if computer_level is not None:
             self.opponent = "computer"
             self.level = computer_level
-            self.computer = self._computer_seat(computer_level)
+            self._seat_computer(computer_level)
+            self.hints = hints_at(self.opponent, self.practice)
         if claim is not None:
-            self.seats[claim[0]].token_hash = claim[1]
+            self.seating.seats[claim[0]].token_hash = claim[1]
         self.match += 1
         self.rematch.clear()
         self.notice = None
-        self.change(state, skip=skip)
+        self._install(state, receipt, reply_to, notice=notice)
 
-    async def commit(self, change: Change) -> None:
-        """Write the coming change to the store before anyone is told (the caller holds
-        the lock, and calls `change` next). StoreError: not kept, and the caller changes
-        nothing (VersionConflict, StoreUnknown: `let_go`). While the store is slow to
+    # --- a change: stored, installed, told ------------------------------------------------
+
+    async def _change(self, change: Change, state: engine.State,
+                      reply_to: Connection | None, notice: str | None = None) -> None:
+        self._install(state, await self._commit(change), reply_to, notice=notice)
+
+    async def _commit(self, change: Change) -> str:
+        """Write the coming change to the journal and the store before anyone is told
+        (the caller holds the lock, and installs it next); the new version's receipt.
+        StoreError: not kept, and the caller changes nothing. While the store is slow to
         answer, every socket is told the table waits for it."""
-        await self.journal.commit(change, self.version, self._waiting_for_store)
-        self.coach.note(change)
+        return await self.journal.commit(change, self.version, self._store_waiting)
 
-    def _waiting_for_store(self, waiting: bool) -> None:
-        for conn in self.connections():
-            conn.want_state()  # the state's room.store says "waiting", then "ok"
+    def _store_waiting(self, waiting: bool) -> None:
+        """The store is slow to answer (or a move it did not keep will be tried again: the
+        computer's), or answers again: every socket's room.store says so."""
+        self.journal.waiting = waiting
+        self.seating.tell(self.snapshot(self.journal.receipt(self.version)))
 
-    def waiting_for_store(self) -> None:
-        """A move could not be stored and will be tried again (the computer's): every
-        socket is told the table waits for its store, until a write gets through."""
-        if not self.journal.waiting:
-            self.journal.waiting = True
-            self._waiting_for_store(True)
+    def _install(self, state: engine.State, receipt: str, first: Connection | None = None,
+                 *, notice: str | None = None) -> None:
+        """The new state, committed already (the caller holds the lock): one version up,
+        and every socket handed it, `first` (the mover's) first. `notice`: what both
+        seats are told of it (else a notice goes with the deal it was told for)."""
+        if notice is not None or state.deal_number != self.state.deal_number:
+            self.notice = notice
+        ended = state.step in _OVER and self.state.step not in _OVER
+        self.state = state
+        self.version += 1
+        self.touch()
+        self.last_move = self.last_activity
+        self._schedule_trim()
+        for listener in self.setup.listeners:  # before anyone is told: a store is never behind
+            listener(self)
+        self.seating.tell(self.snapshot(receipt), first=first)
+        if ended:
+            self.coach.deal_ended(state.deal_number, state.step is engine.Step.PARTIE_OVER)
 
     def options(self) -> dict[str, Any]:
         """What the room is made with, as the store keeps it: the opponent, the
@@ -393,26 +495,6 @@ class Room(RoomTalk):
         if self.practice:
             return {"opponent": self.opponent, "practice": True}
         return {"opponent": self.opponent}
-
-    def change(self, state: engine.State, *, skip: Connection | None = None) -> None:
-        """Install a new state (the caller holds the lock, and has committed it): one
-        version up, and every socket owed its new state, but `skip`, which the caller
-        writes."""
-        if state.deal_number != self.state.deal_number:
-            self.notice = None  # told for the deal dealt again; gone with it
-        ended = state.step in _OVER and self.state.step not in _OVER
-        self.state = state
-        self.version += 1
-        self.touch()
-        self.last_move = self.last_activity
-        self._schedule_trim()
-        for listener in self.setup.listeners:  # before anyone is told: a store is never behind
-            listener(self)
-        for conn in self.connections():
-            if conn is not skip:
-                conn.want_state()
-        if ended:
-            self.coach.deal_ended(state.deal_number, state.step is engine.Step.PARTIE_OVER)
 
     def _schedule_trim(self) -> None:
         try:
@@ -435,7 +517,9 @@ class Room(RoomTalk):
             return
         self.trim = None
         self.state.forget_views()
-        self.ceilings = None
+        self.working.forget()
+
+    # --- closing --------------------------------------------------------------------------
 
     async def close(self, code: int, reason: str) -> None:
         self.closed = True
@@ -444,11 +528,15 @@ class Room(RoomTalk):
             self.trim = None
         if self.computer is not None:
             await self.computer.stop()
-        for conn in self.connections():
-            conn.close(code, reason)
+        self.seating.close(code, reason)
 
-    async def let_go(self, reason: str = "This table moved to another server; reconnect.") \
-            -> None:
+    def _let_go_soon(self, reason: str) -> None:
+        """`let_go`, from a task of its own (a move's submitter, the computer's task
+        among them, is not to wait for its own end); the room takes no move from now."""
+        self.closed = True
+        self._letting_go = asyncio.ensure_future(self.let_go(reason))
+
+    async def let_go(self, reason: str = MOVED) -> None:
         """The store refused a write (another process has changed this room since), or
         did not answer: this copy can no longer be trusted. Close it here; its sockets
         reconnect (1012) and reach the owner, or load it afresh. The registry forgets a
@@ -473,13 +561,11 @@ class Room(RoomTalk):
                         engine.Step.CHOOSE_DEALER, engine.Step.PARTIE_OVER):
                     pack = secure_pack()
                     state = engine.deal_again(self.state, pack, DEALT_AGAIN)
-                    await self.commit(change_for_action(
-                        self.version + 1, TABLE, {"type": "deal_again"}, pack))
-                    self.change(state)
-                    self.notice = DEALT_AGAIN
+                    await self._change(change_for_action(
+                        self.version + 1, engine.NO_SEAT, {"type": "deal_again"}, pack),
+                        state, None, notice=DEALT_AGAIN)
                 else:
-                    await self._fresh_partie()
-                    self.notice = STARTED_AGAIN
+                    await self._fresh_partie(notice=STARTED_AGAIN)
             except StoreError as exc:
                 log.error("store failed room=%s recovering: %s", self.room_id, exc)
                 await self.let_go("The table's store is not answering; reconnect.")
@@ -487,6 +573,6 @@ class Room(RoomTalk):
     def stored(self) -> StoredRoom:
         """This room as a new entry for the store (its actions so far: none)."""
         return StoredRoom(self.room_id, self.options(), self.state.seed, self.match,
-                          self.version, [s.token_hash for s in self.seats],
+                          self.version, [s.token_hash for s in self.seating.seats],
                           first_dealer=self.state.first_dealer, rematch=sorted(self.rematch),
                           secret=self.journal.secret)

@@ -11,10 +11,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import engine
-from app.coach import Teacher
 from app.computer_seat import Policy
+from app.pools import CoachPool, ComputerPool
 from app.store import Pack, RoomStore
-from app.thinking import Thinking
 
 Clock = Callable[[], float]
 SeedSource = Callable[[], int]
@@ -47,7 +46,7 @@ class RoomSetup:
     listeners: list[ChangeListener] = field(default_factory=list)
     store: RoomStore | None = None
     # The computer seat: its policy (None: its level's), its waits, where good and
-    # strong think (the registry's pool, made on first use), and strong's pace.
+    # strong think (None: in the event loop), and strong's pace.
     policy: Policy | None = None
     computer_delay: float = 0.0
     computer_exchange_delay: float = 0.0
@@ -55,6 +54,6 @@ class RoomSetup:
     computer_trick_hold: float = 0.0
     computer_declare_delay: float | None = None
     computer_pace: float = 0.0
-    workers: Callable[[], Thinking | None] | None = None
+    thinking: ComputerPool | None = None
     # Where hints, reviews and records are worked out (app/coach.py).
-    teacher: Teacher = field(default_factory=lambda: Teacher(0))
+    coach_pool: CoachPool = field(default_factory=lambda: CoachPool(0))

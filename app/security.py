@@ -12,7 +12,8 @@ in every WebSocket's path too): on each HTTP request it
   the static files (a table page is one person's seat).
 
 Also here: `RateLimit`, the token bucket a seat's messages and a client's new rooms draw
-from, and `ClientLimits`, one bucket per client address for making rooms; what a room id
+from, and `ClientLimits`, one bucket per client address for making rooms; `WatchLimits`,
+the watchers' allowances (by address, per table and across tables); what a room id
 looks like (`well_formed_room_id`); and `loggable`, which makes a client's text safe to
 write in a log line.
 """
@@ -21,7 +22,8 @@ from __future__ import annotations
 
 import re
 import time
-from collections import OrderedDict
+import weakref
+from collections import Counter, OrderedDict
 from typing import Protocol
 from urllib.parse import urlsplit
 
@@ -307,3 +309,64 @@ async def _refuse(scope: Scope, send: Send, status: int, message: str) -> None:
         "headers": [(b"content-type", kind), (b"content-length", str(len(body)).encode())],
     })
     await send({"type": "http.response.body", "body": body})
+
+
+class RoomWatchers:
+    """What one table keeps about its watchers, by client address: a bucket each (their
+    sockets' openings and messages), and how many sockets each has watching."""
+
+    __slots__ = ("limits", "open")
+
+    def __init__(self, per_second: float, burst: int) -> None:
+        self.limits = ClientLimits(per_second * 60, burst, max_clients=1024)
+        self.open: Counter[str] = Counter()
+
+    def left(self, address: str) -> None:
+        self.open[address] -= 1
+        if self.open[address] <= 0:
+            del self.open[address]
+
+
+class WatchLimits:
+    """A watching socket holds no seat whose bucket it could share, so watchers' allowances
+    are kept by client address (the forwarded one behind a trusted proxy): one bucket per
+    (table, address), kept as long as the table is (a weak map: it goes with the room),
+    and one per address across every table, kept by the app. Opening a watching socket
+    and every message it sends take one from both, so reconnecting, or moving to another
+    table, finds no fresh allowance. Each is as large as a seat's (rate_limit_per_second,
+    rate_limit_burst): a watcher sends only pings and pongs. And one address may have at
+    most `max_watchers_per_address` sockets watching one table."""
+
+    def __init__(self, per_second: float, burst: int, per_address: int) -> None:
+        self.per_second = per_second
+        self.burst = burst
+        self.per_address = per_address
+        self.everywhere = ClientLimits(self.per_second * 60, self.burst)
+        self.tables: weakref.WeakKeyDictionary[object, RoomWatchers] = \
+            weakref.WeakKeyDictionary()
+
+    def table(self, room: object) -> RoomWatchers:
+        found = self.tables.get(room)
+        if found is None:
+            found = self.tables[room] = RoomWatchers(self.per_second, self.burst)
+        return found
+
+    def allowance(self, room: object, address: str) -> WatcherAllowance:
+        return WatcherAllowance(self, room, address)
+
+
+class WatcherAllowance:
+    """A watching socket's allowance: its (table, address) bucket and its address's, looked
+    up at each message (a bucket forgotten once full is made afresh, and full)."""
+
+    __slots__ = ("address", "limits", "room")
+
+    def __init__(self, limits: WatchLimits, room: object, address: str) -> None:
+        self.limits = limits
+        self.room = room
+        self.address = address
+
+    def take(self, now: float | None = None) -> bool:
+        now = time.monotonic() if now is None else now
+        table = self.limits.table(self.room).limits.bucket(self.address, now)
+        return take_from_all((table, self.limits.everywhere.bucket(self.address, now)), now)

@@ -34,12 +34,21 @@ import secrets
 import socket
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, NamedTuple, Protocol
 
 import orjson
 
 log = logging.getLogger("piquet.store")
 Pack = tuple[str, ...]  # 32 card codes in dealing order
+
+
+class Start(NamedTuple):
+    """Where a match started: the seed that cut, the first dealer when no cut chose
+    it, and the first deal's pack when the match began dealt."""
+
+    seed: int
+    first_dealer: int | None
+    first_pack: Pack | None
 Entry = tuple[int, dict[str, Any], Pack | None]  # (seat, action, the pack it dealt)
 
 

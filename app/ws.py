@@ -11,11 +11,7 @@ import asyncio
 import json
 import logging
 import re
-import time
-import weakref
-from collections import Counter
 from dataclasses import dataclass
-from typing import Any
 
 from fastapi import WebSocket
 from pydantic import ValidationError
@@ -43,14 +39,14 @@ from app.protocol import (
 )
 from app.registry import RoomRegistry
 from app.room import Room
-from app.room_talk import WATCHER
+from app.seat_view import WATCHER
 from app.security import (
     NOT_A_ROOM,
     Allowance,
-    ClientLimits,
+    RoomWatchers,
+    WatchLimits,
     loggable,
     origin_allowed,
-    take_from_all,
     well_formed_room_id,
 )
 from app.settings import Settings
@@ -72,75 +68,6 @@ def seat_token(cookies: dict[str, str], room_id: str) -> str | None:
     """The seat token a request carries: the __Host- cookie, else the plain one (what a
     browser over plain http holds, a bot sends, and a seat given before the prefix)."""
     return cookies.get(seat_cookie(room_id, True)) or cookies.get(seat_cookie(room_id))
-
-
-class TableWatchers:
-    """What one table keeps about its watchers, by client address: a bucket each (their
-    sockets' openings and messages), and how many sockets each has watching."""
-
-    __slots__ = ("limits", "open")
-
-    def __init__(self, per_second: float, burst: int) -> None:
-        self.limits = ClientLimits(per_second * 60, burst, max_clients=1024)
-        self.open: Counter[str] = Counter()
-
-    def left(self, address: str) -> None:
-        self.open[address] -= 1
-        if self.open[address] <= 0:
-            del self.open[address]
-
-
-class WatchLimits:
-    """A watching socket holds no seat whose bucket it could share, so watchers' allowances
-    are kept by client address (the forwarded one behind a trusted proxy): one bucket per
-    (table, address), kept as long as the table is (a weak map: it goes with the room),
-    and one per address across every table, kept by the app. Opening a watching socket
-    and every message it sends take one from both, so reconnecting, or moving to another
-    table, finds no fresh allowance. Each is as large as a seat's (rate_limit_per_second,
-    rate_limit_burst): a watcher sends only pings and pongs. And one address may have at
-    most `max_watchers_per_address` sockets watching one table."""
-
-    def __init__(self, settings: Settings) -> None:
-        self.per_second = settings.rate_limit_per_second
-        self.burst = settings.rate_limit_burst
-        self.per_address = settings.max_watchers_per_address
-        self.everywhere = ClientLimits(self.per_second * 60, self.burst)
-        self.tables: weakref.WeakKeyDictionary[Room, TableWatchers] = \
-            weakref.WeakKeyDictionary()
-
-    def table(self, room: Room) -> TableWatchers:
-        found = self.tables.get(room)
-        if found is None:
-            found = self.tables[room] = TableWatchers(self.per_second, self.burst)
-        return found
-
-    def allowance(self, room: Room, address: str) -> WatcherAllowance:
-        return WatcherAllowance(self, room, address)
-
-
-class WatcherAllowance:
-    """A watching socket's allowance: its (table, address) bucket and its address's, looked
-    up at each message (a bucket forgotten once full is made afresh, and full)."""
-
-    __slots__ = ("address", "limits", "room")
-
-    def __init__(self, limits: WatchLimits, room: Room, address: str) -> None:
-        self.limits = limits
-        self.room = room
-        self.address = address
-
-    def take(self, now: float | None = None) -> bool:
-        now = time.monotonic() if now is None else now
-        table = self.limits.table(self.room).limits.bucket(self.address, now)
-        return take_from_all((table, self.limits.everywhere.bucket(self.address, now)), now)
-
-
-def watch_limits(state: Any) -> WatchLimits:
-    """The app's WatchLimits (made on first use, from the app's settings)."""
-    limits: WatchLimits | None = getattr(state, "watch_limits", None)
-    if limits is None:
-        limits = state.watch_limits = WatchLimits(state.settings)
-    return limits
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +101,7 @@ async def _handshake(websocket: WebSocket, room_id: str) -> tuple[Room, int] | R
         return Refusal(CLOSE_BAD_TOKEN, "This browser holds no seat at this table.")
     # A seat coming back says which version it was last shown, with its receipt: a
     # store that has lost it is found out here, before the seat sees anything older.
-    shown = room.journal.shown(websocket.query_params.get("seen"))
+    shown = room.shown(websocket.query_params.get("seen"))
     if shown is not None and shown > room.version:
         await room.recover(shown)
         if room.closed:
@@ -202,42 +129,14 @@ async def table_socket(websocket: WebSocket) -> None:
         return
     room, seat = checked
     address = websocket.client.host if websocket.client else "?"
-    limit: Allowance
-    watching: TableWatchers | None = None
-    if seat == WATCHER:  # by address: watchers share nothing with a seat
-        watch = watch_limits(websocket.app.state)
-        limit = watch.allowance(room, address)
-    else:
-        limit = room.seats[seat].rate_limit(settings.rate_limit_per_second,
-                                            settings.rate_limit_burst)
-    if not limit.take():
-        log.info("refused connection room=%s seat=%d peer=%s: too many messages", room_id, seat,
-                 peer)
-        await websocket.close(CLOSE_POLICY, "Too many messages; wait a moment, then reconnect.")
+    admitted = _admit(websocket, room, seat, address)
+    if isinstance(admitted, Refusal):
+        log.info("refused connection room=%s seat=%d peer=%s: %s", room_id, seat, peer,
+                 admitted.reason)
+        await websocket.close(admitted.code, admitted.reason)
         return
-    if seat == WATCHER:
-        table = watch.table(room)
-        if table.open[address] >= watch.per_address:
-            log.info("refused connection room=%s peer=%s: watching in %d windows already",
-                     room_id, peer, table.open[address])
-            await websocket.close(CLOSE_POLICY, "You are watching this table in too many windows.")
-            return
-    conn = Connection(
-        websocket,
-        room_id,
-        seat,
-        queue_size=settings.send_queue_size,
-        ping_interval=settings.ping_interval,
-    )
+    conn, limit, watching = admitted
     log.info("connect room=%s seat=%d peer=%s", room_id, seat, peer)
-    if seat == WATCHER:
-        if not room.attach_watcher(conn):
-            await websocket.close(CLOSE_POLICY, "Too many people are watching this table.")
-            return
-        watching = table
-        watching.open[address] += 1
-    else:
-        room.attach(conn)
     # The loop runs as a task of its own, which `Connection.drop` may cancel while it
     # waits for a frame (a client that stopped reading may never send again either).
     conn.reader = asyncio.create_task(_receive_loop(websocket, room, conn, settings, limit))
@@ -252,6 +151,35 @@ async def table_socket(websocket: WebSocket) -> None:
             watching.left(address)
         await conn.stop()
         log.info("disconnect room=%s seat=%d peer=%s", room_id, seat, peer)
+
+
+def _admit(websocket: WebSocket, room: Room, seat: int, address: str
+           ) -> tuple[Connection, Allowance, RoomWatchers | None] | Refusal:
+    """The socket at its seat (or watching), with the allowance its messages draw on, or
+    why not: a seat's bucket, or a watcher's by address (watchers share nothing with a
+    seat), and at most so many windows watching from one address."""
+    settings: Settings = websocket.app.state.settings
+    watch: WatchLimits = websocket.app.state.watch_limits
+    limit: Allowance
+    if seat == WATCHER:
+        limit = watch.allowance(room, address)
+    else:
+        limit = room.seats[seat].rate_limit(settings.rate_limit_per_second,
+                                            settings.rate_limit_burst)
+    if not limit.take():
+        return Refusal(CLOSE_POLICY, "Too many messages; wait a moment, then reconnect.")
+    conn = Connection(websocket, room.room_id, seat, queue_size=settings.send_queue_size,
+                      ping_interval=settings.ping_interval)
+    if seat != WATCHER:
+        room.attach(conn)
+        return conn, limit, None
+    table = watch.table(room)
+    if table.open[address] >= watch.per_address:
+        return Refusal(CLOSE_POLICY, "You are watching this table in too many windows.")
+    if not room.attach_watcher(conn):
+        return Refusal(CLOSE_POLICY, "Too many people are watching this table.")
+    table.open[address] += 1
+    return conn, limit, table
 
 
 async def _receive_loop(
@@ -300,7 +228,7 @@ async def _handle_text(room: Room, conn: Connection, text: str) -> None:
     except ValidationError:
         pass
     else:
-        await _dispatch(room, conn, msg)
+        await dispatch(room, conn, msg)
         return
     try:
         obj = json.loads(text)
@@ -329,19 +257,23 @@ async def _handle_text(room: Room, conn: Connection, text: str) -> None:
         return
     # Not reached for a valid message (the one pass above takes it); kept so that a
     # message the two checks judge differently is still handled, not dropped.
-    await _dispatch(room, conn, msg)
+    await dispatch(room, conn, msg)
 
 
-async def _dispatch(room: Room, conn: Connection, msg: ClientMessage) -> None:
-    if isinstance(msg, ActionMessage | NewMatchMessage | ComputerSeatMessage):
-        await room.act(conn, msg)
+async def dispatch(room: Room, conn: Connection, msg: ClientMessage) -> None:
+    """A well-formed message, handed to the room: a move to `submit`, the rest to what
+    answers it (none of them changes the partie)."""
+    if isinstance(msg, ActionMessage):
+        await room.submit(conn.seat, msg.action, msg.version, conn, msg.id)
+    elif isinstance(msg, NewMatchMessage):
+        await room.submit(conn.seat, {"type": "new_match"}, msg.version, conn, msg.id)
+    elif isinstance(msg, ComputerSeatMessage):
+        await room.submit(conn.seat, {"type": "computer_seat", "level": msg.level},
+                          msg.version, conn, msg.id)
     elif isinstance(msg, GoOnMessage):
-        if conn.seat == WATCHER:
-            room.refuse(conn, "not_allowed", "You are watching this table: you cannot play.")
-        elif room.computer is not None and msg.version == room.version:
-            room.computer.go_on()  # the computer's hold ends; nothing else changes
+        room.go_on(conn, msg.version)
     elif isinstance(msg, HintMessage | ReviewMessage):
-        room.coach.answer(conn, msg)  # this socket only; the partie does not change
+        room.ask(conn, msg)
     elif isinstance(msg, ClientPing):
         conn.send(PONG_TEXT)
     # A pong needs no answer: `heard` has noted the socket is alive.
@@ -356,7 +288,7 @@ def _describe(exc: ValidationError) -> str:
 
 
 ROUTE = WebSocketRoute("/ws/{room_id}", table_socket, name="table_socket")
-# The path ROUTE matches (Starlette's `{name}`: one segment), for `TableApp`'s shortcut.
+# The path ROUTE matches (Starlette's `{name}`: one segment), for `PiquetApp`'s shortcut.
 ROUTE_PATH = re.compile(r"/ws/([^/]+)")
 
 

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from tablekit import SeatSocket, TestClient, friend_seats, serve
 
-import app.room_talk
+import app.seating
 from app.protocol import CLOSE_POLICY
-from app.room_talk import MAX_WATCHERS
+from app.seating import MAX_WATCHERS
 
 
 def from_address(client: TestClient, host: str) -> TestClient:
@@ -116,7 +116,7 @@ def test_watchers_opened_and_closed_in_a_loop_send_the_players_few_presence_fram
             last = a.expect("presence")
         a.barrier()
         presences = [f for f in a.frames if f["type"] == "presence"]
-        delay = app.room_talk.PRESENCE_DELAY
+        delay = app.seating.PRESENCE_DELAY
         assert 0 < delay <= 0.5
         # Uncoalesced: two frames a cycle (120). Coalesced: one per window at most, and
         # the windows are counted from the time the loop took (a slow machine, more).

@@ -465,9 +465,9 @@ def test_the_computer_thinks_below_the_server_and_teaching_below_both(tmp_path: 
         assert sorted(nice.values()) == [min(base + 5, 19)] * 2, (base, nice)
     finally:
         server.kill()
-    code = ("import os; from app.workerlife import {f}; {f}(os.getppid()); "
+    code = ("import os; from app.pools import {f}; {f}(os.getppid()); "
             "print(os.getpriority(os.PRIO_PROCESS, 0))")
-    for initializer, step in (("computer_worker", 5), ("teaching_worker", 10)):
+    for initializer, step in (("computer_worker", 5), ("coach_worker", 10)):
         out = subprocess.run([sys.executable, "-c", code.format(f=initializer)],
                              capture_output=True, text=True, timeout=60, check=True,
                              cwd=Path(__file__).resolve().parents[2])

@@ -84,13 +84,13 @@ def test_the_pool_takes_the_decision_due_first() -> None:
     import threading
     from concurrent.futures import ThreadPoolExecutor
 
-    from app.thinking import Thinking
+    from app.pools import ComputerPool
 
     started: list[float] = []
     gate = threading.Event()
 
     async def scenario() -> None:
-        thinking = Thinking(ThreadPoolExecutor(1), 1)
+        thinking = ComputerPool(lambda: ThreadPoolExecutor(1), 1)
         now = asyncio.get_running_loop().time()
         busy = asyncio.ensure_future(thinking.run(gate.wait, now))
         queued = [asyncio.ensure_future(thinking.run(lambda d=d: started.append(d), now + d))

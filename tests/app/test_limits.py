@@ -21,12 +21,15 @@ from tablekit import (
     serve,
 )
 
+import app.seat_view
 import engine
 from app.connection import Connection
 from app.protocol import ActionMessage
 from app.room import Room
 from app.room_setup import RoomSetup
+from app.seat_view import presence
 from app.store import hash_token
+from app.ws import dispatch
 from engine.computer import choose
 
 
@@ -142,7 +145,7 @@ def test_a_socket_too_slow_to_read_is_dropped_and_delays_nobody() -> None:
         await asyncio.sleep(0)
         versions = []
         for _ in range(20):  # twenty changes, each owed to both seats
-            room.change(room.state)
+            room._install(room.state, "")
             await asyncio.sleep(0)
             versions.append(json.loads(reading_ws.frames[-1])["version"])
         await asyncio.sleep(0.05)
@@ -150,7 +153,7 @@ def test_a_socket_too_slow_to_read_is_dropped_and_delays_nobody() -> None:
         # dropped, and the room forgot it.
         assert stalled.dropped and stalled_ws.closed_with == 1013
         assert room.seats[0].connections == []
-        assert room.presence(1)[0]["connected"] is False
+        assert presence(room.seating.presence(), 1)[0]["connected"] is False
         # The reading socket had each change's state as soon as its sender ran.
         assert versions == list(range(2, 22))
         states = [f for f in reading_ws.frames if '"type":"state"' in f]
@@ -200,9 +203,9 @@ def test_a_socket_with_frames_queued_when_it_acts_gets_its_state_after_them() ->
         room.attach(conn)
         await asyncio.sleep(0)
         assert len(ws.frames) == 1
-        room._send_presence()  # queued (now, not after PRESENCE_DELAY): the sender has not run yet
+        room.seating.send_presence()  # queued now (not after PRESENCE_DELAY): not sent yet
         version = room.version
-        await room.act(conn, ActionMessage.model_validate(
+        await dispatch(room, conn, ActionMessage.model_validate(
             {"type": "action", "version": version, "id": "a1",
              "action": {"type": "choose_dealer", "deal": True}}))
         for _ in range(5):
@@ -255,7 +258,7 @@ def test_a_socket_that_fell_behind_gets_the_newest_state_with_every_log_line() -
         def play() -> None:
             seat = room.state.to_move
             assert seat is not None
-            room.change(engine.apply(room.state, seat, choose(engine.view(room.state, seat))))
+            room._install(engine.apply(room.state, seat, choose(engine.view(room.state, seat))), "")
 
         while room.state.deal_number == 0:  # into the first deal
             play()
@@ -281,15 +284,15 @@ def test_a_socket_that_fell_behind_gets_the_newest_state_with_every_log_line() -
 
 
 def test_a_state_that_fails_to_be_written_closes_the_socket_with_1011(
-    caplog: pytest.LogCaptureFixture,
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Whether the socket's sender or its reader (right after its own action) works the
-    state out, a bug there closes that socket with 1011 rather than leaving it silent."""
+    """Whether the socket is the mover's (written first) or another's, a bug working its
+    state out closes that socket with 1011 rather than leaving it silent."""
 
     async def scenario() -> None:
         room = Room("r", "friend", RoomSetup(clock=time.monotonic, new_seed=lambda: 1,
                                         new_pack=lambda: None))
-        def broken(conn: Connection) -> str:
+        def broken(*_: Any) -> tuple[str, Any]:
             raise RuntimeError("a bug in the view")
 
         def connect() -> tuple[Connection, ReadingSocket]:
@@ -305,9 +308,8 @@ def test_a_state_that_fails_to_be_written_closes_the_socket_with_1011(
 
         await asyncio.sleep(0)  # both have their first state
         assert states(ws1) == states(ws2) == 1
-        by_sender.render = by_reader.render = broken
-        room.change(room.state, skip=by_reader)  # by_reader's own action, say
-        await by_reader.send_state_now()
+        monkeypatch.setattr(app.seat_view, "state_text", broken)
+        room._install(room.state, "", by_reader)  # by_reader's own action, say
         for _ in range(3):
             await asyncio.sleep(0)
         assert ws1.closes == ws2.closes == [1011]

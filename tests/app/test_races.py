@@ -32,6 +32,7 @@ from app.protocol import ActionMessage, NewMatchMessage
 from app.room import Room
 from app.room_setup import RoomSetup
 from app.store import hash_token
+from app.ws import dispatch
 
 Json = dict[str, Any]
 
@@ -117,7 +118,7 @@ def test_a_computer_move_lands_while_the_persons_action_is_in_flight() -> None:
         thinking.set()  # it chooses to deal
         await drain()
         assert room.version == seen + 1
-        await room.act(person, action(seen, "p1", {"type": "choose_dealer", "deal": False}))
+        await dispatch(room, person, action(seen, "p1", {"type": "choose_dealer", "deal": False}))
         ws.release()
         await drain()
         error = last_error_answered(ws.frames, room)
@@ -140,8 +141,8 @@ def test_both_seats_act_on_the_same_version() -> None:
         b_ws.hold()
         b.send(PING_TEXT)
         await drain()
-        await room.act(a, action(version, "a1", {"type": "choose_dealer", "deal": True}))
-        await room.act(b, action(version, "b1", {"type": "choose_dealer", "deal": False}))
+        await dispatch(room, a, action(version, "a1", {"type": "choose_dealer", "deal": True}))
+        await dispatch(room, b, action(version, "b1", {"type": "choose_dealer", "deal": False}))
         b_ws.release()
         await drain()
         assert room.version == version + 1 and room.state.dealer == 0  # a's, once
@@ -165,9 +166,9 @@ def test_a_new_match_during_a_pending_action() -> None:
         two_ws.hold()
         two.send(PING_TEXT)
         await drain()
-        await room.act(one, NewMatchMessage.model_validate(
+        await dispatch(room, one, NewMatchMessage.model_validate(
             {"type": "new_match", "version": version, "id": "n1"}))
-        await room.act(two, action(version, "p1", {"type": "choose_dealer", "deal": True}))
+        await dispatch(room, two, action(version, "p1", {"type": "choose_dealer", "deal": True}))
         two_ws.release()
         await drain()
         assert room.match == 2

@@ -30,7 +30,7 @@ import engine
 from app import room as room_module
 from app.computer_seat import COMPUTER_SEAT, ComputerSeat
 from app.protocol import CLOSE_POLICY
-from app.room_talk import MAX_WATCHERS
+from app.seating import MAX_WATCHERS
 
 # --- the cut --------------------------------------------------------------------------
 

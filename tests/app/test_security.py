@@ -34,8 +34,9 @@ from tablekit import (
 import app.registry
 import app.room
 import app.room_setup
+import app.seating
 from app.registry import RoomRegistry
-from app.room_talk import REMEMBERED_IDS, Seat
+from app.seating import REMEMBERED_IDS, Seat
 from app.settings import ROOT
 from app.store import hash_token
 
@@ -166,7 +167,7 @@ def test_seat_tokens_are_compared_with_compare_digest(
         calls.append((a, b))
         return real(a, b)
 
-    monkeypatch.setattr(app.room.secrets, "compare_digest", spy)
+    monkeypatch.setattr(app.seating.secrets, "compare_digest", spy)
     made = new_room(client, "friend")
     room_id = made["room_id"]
     friend = join(client, room_id)["token"]
@@ -254,7 +255,7 @@ def test_ids_and_tokens_come_from_secrets(monkeypatch: pytest.MonkeyPatch) -> No
         asked.append(nbytes)
         return real(nbytes)
 
-    monkeypatch.setattr(app.room.secrets, "token_urlsafe", spy)
+    monkeypatch.setattr(app.room_setup.secrets, "token_urlsafe", spy)
     assert len(app.registry.new_room_id()) >= 11 and asked[-1] * 8 >= 64
     assert len(app.room_setup.new_token()) >= 22 and asked[-1] * 8 >= 128
 

@@ -42,6 +42,7 @@ from app.store import (
     change_for_action,
     hash_token,
 )
+from app.ws import dispatch
 from tests.cluster import Redis
 from tests.faultproxy import FaultProxy
 
@@ -313,20 +314,20 @@ def test_a_computer_table_waits_for_its_store_and_plays_on(
 
 
 class Maker:
-    """Seat 0's socket, as far as a room's `act` uses it."""
+    """Seat 0's socket, as far as a room's `submit` uses it."""
 
     seat = 0
 
     def __init__(self) -> None:
         self.frames: list[str] = []
 
-    def send_then_state(self, text: str) -> None:
+    def send_then_state(self, text: str, snapshot: Any) -> None:
         self.frames.append(text)
 
-    def want_state(self) -> None:
+    def want_state(self, snapshot: Any) -> None:
         pass
 
-    async def send_state_now(self) -> None:
+    def update(self, snapshot: Any) -> None:
         pass
 
 
@@ -360,7 +361,7 @@ def test_a_seat_is_never_both_claimed_and_given_to_the_computer(
 
             async def give(room: Any, maker: Maker, message: ComputerSeatMessage) -> None:
                 await asyncio.sleep(order.random() * 0.002)
-                await room.act(maker, message)
+                await dispatch(room, maker, message)
 
             async def claim(there: Any) -> tuple[int, str] | None:
                 await asyncio.sleep(order.random() * 0.002)

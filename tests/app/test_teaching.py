@@ -26,7 +26,7 @@ from tablekit import (
 )
 
 import engine
-from app.lessons import review_for
+from app.coach_work import review_for
 from engine.computer import strong
 from engine.computer.advice import hint
 from engine.record import loads
@@ -162,7 +162,7 @@ def test_one_hint_at_a_time_and_only_on_the_current_version(
         room_id, seats = table(client, {"opponent": "computer", "level": "basic"})
         person = seats[0]
         to_decision(seats, random.Random(1), "lead", computer=True)
-        teacher = room_of(client, room_id).coach.teacher
+        teacher = room_of(client, room_id).coach.pool
         run = teacher.run
 
         async def slowly(fn: Any, *args: Any) -> Any:

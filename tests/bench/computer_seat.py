@@ -55,13 +55,13 @@ def play(parties: int, seed: int = 1) -> Times:
             if actions > 20_000:
                 raise SystemExit("a partie did not end")
             start = time.perf_counter()
-            _, todo = seat.look()
+            _, _, todo = seat.look()
             looked = time.perf_counter()
             if todo is not None:
-                moved = seat.move(todo)
+                moved = engine.apply(room.state, 1, seat.policy(todo))
                 done = time.perf_counter()
                 if moved is not None:
-                    room.change(moved[0])
+                    room._install(moved, "")
                     times["move"].append(done - start)
                     times["view"].append(looked - start)
                     times["decision"].append(decided[-1])
@@ -70,7 +70,7 @@ def play(parties: int, seed: int = 1) -> Times:
             view = engine.view(room.state, 0, log=False)
             if not view["legal"]:
                 raise SystemExit(f"nobody can act at {view['step']}")
-            room.change(engine.apply(room.state, 0, person(view)))
+            room._install(engine.apply(room.state, 0, person(view)), "")
     return times
 
 

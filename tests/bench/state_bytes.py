@@ -6,7 +6,7 @@ state message takes to write either way.
 
 Two scripted seats play each partie from `legal` through the TestClient. The figures:
 state messages per seat (mean, median, 95th percentile, largest), padded and unpadded,
-and the microseconds `Room.state_text` takes, and the padding's share of them.
+and the microseconds app/seat_view.py's `state_text` takes, and the padding's share of them.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from tablekit import (  # noqa: E402
 
 import app.room  # noqa: E402
 from app.padding import Ceilings  # noqa: E402
+from app.seat_view import state_text  # noqa: E402
 
 
 class Sized(SeatSocket):
@@ -80,11 +81,11 @@ def main() -> None:
             def time_it(step: int, room: app.room.Room = room) -> None:
                 # Both seats' state as the room writes it, and the padding's share of it.
                 for conn in [c for seat in room.seats for c in seat.connections]:
-                    window, count = conn.log_window, conn.log_count
+                    snapshot = room.seating.now
+                    assert snapshot is not None
                     started = time.perf_counter()
-                    room.state_text(conn)
+                    state_text(snapshot, conn.seat, conn.cursor)
                     timings[0].append(time.perf_counter() - started)
-                    conn.log_window, conn.log_count = window, count
                 # The padding's work for this state (its public view, both ceilings), as
                 # the room does it once for all its messages: a message's share is half.
                 started = time.perf_counter()
