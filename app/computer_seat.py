@@ -165,7 +165,7 @@ class ComputerSeat:
 
     async def _decide(self, view: dict[str, Any], due: float) -> dict[str, Any]:
         """The level's decision, in a worker process when it `thinks_apart` (first among
-        the decisions waiting there if its move is due first: app/thinking.py)."""
+        the decisions waiting there if its move is due first: app/pools.py)."""
         if self.thinking is not None and self.thinks_apart:
             action: dict[str, Any] = await self.thinking.decide(self.level, view, due)
             return action

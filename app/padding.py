@@ -237,8 +237,8 @@ def shared_size_of(public: dict[str, Any]) -> int:
 class Ceilings:
     """One state's public view, its JSON length and each seat's ceiling, worked out once
     for every message sent of that state (each seat's, each watcher's) instead of once a
-    message. A room keeps the latest (app/room_talk.py) and makes a new one when its
-    state is another."""
+    message. The room keeps the latest in its snapshots (app/seat_view.py's `Working`),
+    and makes a new one when its state is another."""
 
     __slots__ = ("by_seat", "public", "shared", "state")
 

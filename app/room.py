@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 from typing import Any, Literal
 
 import engine
@@ -67,19 +68,43 @@ CLOSED = ("This table is not taking moves just now (the server is restarting, or
           "table moved); nothing changed. It will reconnect by itself.")
 MOVED = "This table moved to another server; reconnect."
 
+# A seat's latest message ids are remembered, so that a message resent after a reconnect
+# is told `duplicate_id`. Never applying a message twice does not rest on this: a message
+# names the version it was made on, and once applied that version is gone. So a few
+# dozen are plenty (a resend is of the last message or two), and at ~140 bytes an id, 256
+# of them a seat was ~70 KiB a room.
+REMEMBERED_IDS = 32
+
 # A table whose state has not changed for this long drops its views' working (Room._trim).
 TRIM_SECONDS = 2.0
 
 _OVER = (engine.Step.DEAL_OVER, engine.Step.PARTIE_OVER)
 
 
+class MessageIds:
+    """A seat's latest message ids, oldest first (a deque: ~60 B an id, against ~130 in an
+    OrderedDict; looking through 32 is as quick as a dict lookup)."""
+
+    __slots__ = ("used",)
+
+    def __init__(self) -> None:
+        self.used: deque[str] = deque(maxlen=REMEMBERED_IDS)
+
+    def use(self, message_id: str) -> bool:
+        """Remember an id; False if this seat used it before."""
+        if message_id in self.used:
+            return False
+        self.used.append(message_id)  # the oldest drops out at REMEMBERED_IDS
+        return True
+
+
 class Room:
     # Slots: one dict fewer per room (docs/reliability.md); __weakref__ for the tests that
     # check an expired room is freed.
     __slots__ = ("__weakref__", "_letting_go", "changed_at", "closed", "coach", "computer",
-                 "hints", "journal", "last_activity", "last_move", "level", "lock", "match",
-                 "notice", "opponent", "practice", "rematch", "room_id", "seating", "setup",
-                 "state", "trim", "used", "version", "working")
+                 "hints", "ids", "journal", "last_activity", "last_move", "level", "lock",
+                 "match", "notice", "opponent", "practice", "rematch", "room_id", "seating",
+                 "setup", "state", "trim", "used", "version", "working")
 
     def __init__(self, room_id: str, opponent: Opponent, setup: RoomSetup, *,
                  level: Level = "basic", maker_token_hash: str | None = None,
@@ -91,6 +116,7 @@ class Room:
         # A friend's table made for practice: both seats may ask for hints.
         self.practice = practice and opponent == "friend"
         self.lock = asyncio.Lock()
+        self.ids = (MessageIds(), MessageIds())  # each seat's, checked by `submit`
         self.state: engine.State = engine.new_partie(seed=setup.new_seed())
         # When the state last changed (the event loop's clock), and the timer that drops
         # the views' working once nobody has acted for TRIM_SECONDS (`_trim`).
@@ -265,7 +291,7 @@ class Room:
         self.last_activity = self.setup.clock()
 
     def can_new_match(self) -> bool:
-        return self.opponent == "computer" or self.state.phase is engine.Phase.PARTIE_OVER
+        return self.opponent == "computer" or self.state.step is engine.Step.PARTIE_OVER
 
     # --- the one way a move is made -------------------------------------------------------
 
@@ -292,7 +318,7 @@ class Room:
                                 "You are watching this table: you cannot play.")
         if reply_to is not None:
             self.touch()
-        if message_id is not None and not self.seating.seats[seat].use_id(message_id):
+        if message_id is not None and not self.ids[seat].use(message_id):
             return self._refuse(reply_to, seat, "duplicate_id",
                                 f"Message id {message_id!r} was already used by this seat; "
                                 "it is not applied again.")

@@ -1,4 +1,4 @@
-"""Who is at one table: its two seats (their tokens, sockets, message ids and allowance),
+"""Who is at one table: its two seats (their tokens, sockets and allowance),
 its watchers, and telling them. Owned by the room (app/room.py), which makes each change;
 the seating hands every socket the room's latest snapshot (app/seat_view.py) and keeps
 who is here (presence) in it, told a moment after it changes, by a timer of its own.
@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections import deque
 
 from app.connection import Connection
 from app.protocol import CLOSE_REPLACED
@@ -29,25 +28,16 @@ MAX_WATCHERS = 16
 # most a few presence frames a second to each socket, however fast watchers come and go
 # (a loop of them sent each player 400-1,100 a second).
 PRESENCE_DELAY = 0.25
-# A seat's latest ids are remembered, so that a message resent after a reconnect is told
-# `duplicate_id`. Never applying a message twice does not rest on this: a message names
-# the version it was made on, and once applied that version is gone. So a few dozen are
-# plenty (a resend is of the last message or two), and at ~140 bytes an id, 256 of them
-# a seat was ~70 KiB a room.
-REMEMBERED_IDS = 32
 
 
 class Seat:
-    __slots__ = ("_connections", "limit", "token_hash", "used_ids")
+    __slots__ = ("_connections", "limit", "token_hash")
 
     def __init__(self, token_hash: str | None) -> None:
         # The seat token's SHA-256 (app/store.py: never kept in the clear, here or in the
         # store); None: nobody has taken this seat (a friend's, or the computer's).
         self.token_hash = token_hash
         self._connections: list[Connection] = []
-        # The latest ids, oldest first (a deque: ~60 B an id, against ~130 in an
-        # OrderedDict; looking through 32 is as quick as a dict lookup).
-        self.used_ids: deque[str] = deque(maxlen=REMEMBERED_IDS)
         # The seat's messages (and connections) draw on one bucket, whichever socket they
         # come on: a client that reconnects after each close gets no fresh allowance.
         self.limit: RateLimit | None = None
@@ -65,12 +55,6 @@ class Seat:
             self.limit = RateLimit(per_second, burst)
         return self.limit
 
-    def use_id(self, message_id: str) -> bool:
-        """Remember an id; False if this seat used it before."""
-        if message_id in self.used_ids:
-            return False
-        self.used_ids.append(message_id)  # the oldest drops out at REMEMBERED_IDS
-        return True
 
 
 class Seating:

@@ -40,7 +40,7 @@ class Settings(BaseSettings):
     computer_declare_delay: Annotated[float, Field(ge=0)] = 0.5
     # The good and strong levels think in this many worker processes (0: in the event
     # loop, for tests; by default, one a CPU core), fed earliest deadline first
-    # (app/thinking.py), and move at this fixed pace (seconds after the change they
+    # (app/pools.py), and move at this fixed pace (seconds after the change they
     # answer), at least their worst decision on one core, so the pace tells nothing.
     computer_workers: Annotated[int, Field(ge=0)] = Field(
         default_factory=lambda: os.cpu_count() or 1)

@@ -41,7 +41,9 @@ class Measured(SeatSocket):
 def table(client: TestClient, state: engine.State) -> tuple[Measured, Measured]:
     """A friend's table dealt `state`, both seats connected (seat 0 first)."""
     room_id, a, b = friend_seats(client)
-    room_of(client, room_id).state = state
+    room = room_of(client, room_id)
+    room.state = state  # (dealt by the test, not by a move: the sockets are handed it)
+    room.seating.tell(room.snapshot(room.journal.receipt(room.version)))
     seats = (Measured(client, room_id, a.token), Measured(client, room_id, b.token))
     for seat in seats:
         seat.connect()

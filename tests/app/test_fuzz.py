@@ -54,7 +54,7 @@ from websockets.sync.client import ClientConnection, connect
 
 import engine
 from app.protocol import ActionMessage, NewMatchMessage, client_message_adapter
-from app.seating import REMEMBERED_IDS
+from app.room import REMEMBERED_IDS
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "1000"))
 LIVE_EXAMPLES = int(os.environ.get("FUZZ_LIVE_EXAMPLES", "150"))

@@ -36,7 +36,7 @@ import app.room
 import app.room_setup
 import app.seating
 from app.registry import RoomRegistry
-from app.seating import REMEMBERED_IDS, Seat
+from app.room import REMEMBERED_IDS, MessageIds
 from app.settings import ROOT
 from app.store import hash_token
 
@@ -297,11 +297,11 @@ def test_rooms_under_churn_are_bounded_and_forgotten(templates_dir: Path) -> Non
 
 
 def test_a_seat_remembers_a_bounded_number_of_ids() -> None:
-    seat = Seat("t")
+    seat = MessageIds()
     for i in range(REMEMBERED_IDS + 500):
-        assert seat.use_id(f"id-{i}")
-    assert len(seat.used_ids) == REMEMBERED_IDS
-    assert not seat.use_id(f"id-{REMEMBERED_IDS + 499}")  # recent ones are still refused
+        assert seat.use(f"id-{i}")
+    assert len(seat.used) == REMEMBERED_IDS
+    assert not seat.use(f"id-{REMEMBERED_IDS + 499}")  # recent ones are still refused
 
 
 def test_sweeping_is_logged_without_tokens(
