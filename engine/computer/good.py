@@ -29,9 +29,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from itertools import combinations
-from typing import Any
 
 from engine.computer import basic
+from engine.computer.choosing import Action, View, choose_by_step
 from engine.computer.knowledge import (
     CARD_OBJ,
     CARD_OF,
@@ -46,22 +46,11 @@ from engine.computer.knowledge import (
     view_rng,
 )
 
-Action = dict[str, Any]
-View = dict[str, Any]
-
 
 def choose(view: View, press_next_deal: bool = False) -> Action:
-    legal: list[Action] = view["legal"]
-    if any(e["type"] == "carte_blanche" for e in legal):
-        # Announced, as elder too (among his exchange's choices): ten points, and the
-        # hand is shown either way once the play begins. (Its exchange search weighed
-        # only discards, and so threw a carte blanche away.)
-        return basic.choose(view, press_next_deal)
-    if view["to_move"] == view["seat"] and not any(e["type"] == "see" for e in legal):
-        decide = _BY_STEP.get(view["step"])
-        if decide is not None:
-            return decide(view, legal)
-    return basic.choose(view, press_next_deal)
+    """The good level's action for this seat's view (see the module docstring); what
+    it has no way of its own for, basic decides."""
+    return choose_by_step(view, press_next_deal, _BY_STEP, basic.choose)
 
 
 # --------------------------------------------------------------------------- hand value
@@ -84,24 +73,40 @@ def _runs(suit: int) -> list[tuple[int, int]]:
     return out
 
 
+def sequences(hand: int) -> tuple[tuple[int, int], int]:
+    """A hand's best sequence, (length, top rank) or (0, 0) for none, and what all its
+    sequences score (a tierce 3, a quart 4, a quint and longer ten more)."""
+    best = (0, 0)
+    total = 0
+    for s in range(4):
+        for length, top in _runs((hand >> (8 * s)) & 0xFF):
+            best = max(best, (length, top))
+            total += length if length < 5 else length + 10
+    return best, total
+
+
+def play_tricks(hand: int) -> float:
+    """About how many tricks a hand takes in the play, suit by suit (`suit_tricks`:
+    masters, guarded honours, long cards)."""
+    tricks = 0.0
+    for s in range(4):
+        tricks += suit_tricks((hand >> (8 * s)) & 0xFF)
+    return tricks
+
+
 def hand_value(hand: int, elder: bool) -> float:
     """What a 12-card hand is worth, roughly in points: declarations by their chance to
     win, and the play (tricks and the cards) by its high cards and long suits."""
     value = 0.0
     best_point = (0, 0)
-    best_seq = (0, 0)
-    seq_total = 0
-    tricks = 0.0
     for s in range(4):
         suit = (hand >> (8 * s)) & 0xFF
         n = bin(suit).count("1")
         if n:
             pips = sum(PIPS[r] for r in range(8) if suit >> r & 1)
             best_point = max(best_point, (n, pips))
-        for length, top in _runs(suit):
-            best_seq = max(best_seq, (length, top))
-            seq_total += length if length < 5 else length + 10
-        tricks += suit_tricks(suit)  # the play: masters, guarded honours, long cards
+    best_seq, seq_total = sequences(hand)
+    tricks = play_tricks(hand)
     n, _ = best_point
     value += n * _POINT_WIN.get(n, 0.0)
     if best_seq[0]:

@@ -20,7 +20,8 @@ within a suit's byte). The search is alpha-beta over single cards with:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 INF = 10_000
 _SUITS = (0, 8, 16, 24)
@@ -44,7 +45,28 @@ _GROUPS: list[tuple[int, ...]] = [
     _suit_groups(i >> 8, (i >> 8) | (i & 0xFF)) for i in range(1 << 16)]
 
 
-_ABS: dict[int, tuple[int, ...]] = {}
+_T = TypeVar("_T")
+
+
+class _Memo(dict[int, _T]):
+    """What `make` gives for a suit's key (`base << 16 | mine << 8 | other`: the suit's
+    base, one hand's cards of it, the other unplayed ones), made when first asked for."""
+
+    def __init__(self, make: Callable[[int], _T]) -> None:
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, key: int) -> _T:
+        value = self[key] = self.make(key)
+        return value
+
+
+def _cards(i: int) -> tuple[int, ...]:
+    base = i >> 16
+    return tuple(base + r for r in _GROUPS[i & 0xFFFF])
+
+
+_ABS = _Memo(_cards)
 
 
 def _groups(mine: int, other: int) -> list[int]:
@@ -54,11 +76,7 @@ def _groups(mine: int, other: int) -> list[int]:
     for base in _SUITS:
         a = (mine >> base) & 0xFF
         if a:
-            i = base << 16 | a << 8 | ((other >> base) & 0xFF)
-            cards = _ABS.get(i)
-            if cards is None:
-                cards = _ABS[i] = tuple(base + r for r in _GROUPS[i & 0xFFFF])
-            out += cards
+            out += _ABS[base << 16 | a << 8 | ((other >> base) & 0xFF)]
     return out
 
 
@@ -101,21 +119,7 @@ class Solver:
         a0, b0 = a, b
         lead_hand = h0 if leader == 0 else h1
         other = h1 if leader == 0 else h0
-        best = -INF if leader == 0 else INF
-        for c in _lead_order(lead_hand, other):
-            v = self.second(h0, h1, leader, t0, c, a, b)
-            if leader == 0:
-                if v > best:
-                    best = v
-                if best > a:
-                    a = best
-            else:
-                if v < best:
-                    best = v
-                if best < b:
-                    b = best
-            if a >= b:
-                break
+        best = self._best(h0, h1, leader, t0, None, 0, _lead_order(lead_hand, other), a, b)
         lo, hi = entry if entry is not None else (-INF, INF)
         if best <= a0:
             hi = min(hi, best)
@@ -148,20 +152,33 @@ class Solver:
         lead_pt = 1 if leader == 0 else -1
         if self.pique is not None and self.pique[0] == leader:
             lead_pt += self._pique(fh, t0)
-        best = -INF if follower == 0 else INF
+        return self._best(h0, h1, leader, t0, led, lead_pt, order, a, b)
+
+    def _best(self, h0: int, h1: int, leader: int, t0: int, led: int | None, lead_pt: int,
+              order: Sequence[int], a: int, b: int) -> int:
+        """Alpha-beta over the cards `order` of the seat to move (seat 0 maximises, seat
+        1 minimises) within the window (a, b): the leader's leads, each answered in
+        `second`, when `led` is None; else the follower's answers to `led` (both hands
+        without it), each closing the trick: the lead's `lead_pt`, the win of a trick
+        the other led, the last trick, all signed for seat 0, and the next trick on."""
+        mover = leader if led is None else 1 - leader
+        best = -INF if mover == 0 else INF
         for c in order:
-            wins = c >> 3 == led >> 3 and c > led
-            winner = follower if wins else leader
-            pts = lead_pt
-            if wins:
-                pts += 1 if follower == 0 else -1
-            n0 = h0 & ~(1 << c) if follower == 0 else h0
-            n1 = h1 & ~(1 << c) if follower == 1 else h1
-            if not n0 and not n1:
-                pts += 1 if winner == 0 else -1
-            nt0 = t0 + (1 if winner == 0 else 0)
-            v = pts + self.trick_start(n0, n1, winner, nt0, a - pts, b - pts)
-            if follower == 0:
+            if led is None:
+                v = self.second(h0, h1, leader, t0, c, a, b)
+            else:
+                wins = c >> 3 == led >> 3 and c > led
+                winner = mover if wins else leader
+                pts = lead_pt
+                if wins:
+                    pts += 1 if mover == 0 else -1
+                n0 = h0 & ~(1 << c) if mover == 0 else h0
+                n1 = h1 & ~(1 << c) if mover == 1 else h1
+                if not n0 and not n1:
+                    pts += 1 if winner == 0 else -1
+                nt0 = t0 + (1 if winner == 0 else 0)
+                v = pts + self.trick_start(n0, n1, winner, nt0, a - pts, b - pts)
+            if mover == 0:
                 if v > best:
                     best = v
                 if best > a:
@@ -201,17 +218,9 @@ class Solver:
         fh = h0 if mover == 0 else h1
         lh = h1 if mover == 0 else h0
         suit = fh & (0xFF << (led & 0x18))
-        cands = _groups(suit if suit else fh, lh | (1 << led))
-        lead_pt = 1 if leader == 0 else -1
-        for c in cands:
-            wins = c >> 3 == led >> 3 and c > led
-            winner = mover if wins else leader
-            pts = lead_pt + ((1 if mover == 0 else -1) if wins else 0)
-            n0 = h0 & ~(1 << c) if mover == 0 else h0
-            n1 = h1 & ~(1 << c) if mover == 1 else h1
-            if not n0 and not n1:
-                pts += 1 if winner == 0 else -1
-            out[c] = pts + self.trick_start(n0, n1, winner, t0 + (winner == 0), -INF, INF)
+        lead_pt = 1 if leader == 0 else -1  # a lead made has scored its pique, if any
+        for c in _groups(suit if suit else fh, lh | (1 << led)):
+            out[c] = self._best(h0, h1, leader, t0, led, lead_pt, (c,), -INF, INF)
         return out
 
 
@@ -238,7 +247,7 @@ def _lead_parts(i: int) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ..
         base + r for r in g[1:-1])
 
 
-_LEAD_PARTS: dict[int, tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = {}
+_LEAD_PARTS = _Memo(_lead_parts)
 
 
 def _lead_order(mine: int, other: int) -> list[int]:
@@ -249,10 +258,7 @@ def _lead_order(mine: int, other: int) -> list[int]:
     for base in _SUITS:
         a = (mine >> base) & 0xFF
         if a:
-            i = base << 16 | a << 8 | ((other >> base) & 0xFF)
-            parts = _LEAD_PARTS.get(i)
-            if parts is None:
-                parts = _LEAD_PARTS[i] = _lead_parts(i)
+            parts = _LEAD_PARTS[base << 16 | a << 8 | ((other >> base) & 0xFF)]
             tops += parts[0]
             lows += parts[1]
             middles += parts[2]

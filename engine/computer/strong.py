@@ -29,10 +29,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from engine.computer import basic, good
-from engine.computer.good import _candidates, hand_value
+from engine.computer.choosing import Action, View, choose_by_step
+from engine.computer.good import _candidates, hand_value, play_tricks, sequences
 from engine.computer.knowledge import (
     CARD_OBJ,
     CARD_OF,
@@ -42,14 +43,10 @@ from engine.computer.knowledge import (
     bits,
     know,
     mask,
-    suit_tricks,
     view_rng,
 )
 from engine.computer.sampler import sample_before_exchange, sample_hands
 from engine.computer.solver import Solver
-
-Action = dict[str, Any]
-View = dict[str, Any]
 
 SOLVE_FROM = 12  # the play is searched to the end from this many cards in hand (all)
 SAMPLES = {1: 1, 2: 24, 3: 24, 4: 24, 5: 20, 6: 16, 7: 12, 8: 10, 9: 8, 10: 8, 11: 8, 12: 4}
@@ -60,17 +57,9 @@ SIMULATED_EXCHANGE = 1  # 0: the good level's exchange (for measuring one agains
 
 
 def choose(view: View, press_next_deal: bool = False) -> Action:
-    legal: list[Action] = view["legal"]
-    if any(e["type"] == "carte_blanche" for e in legal):
-        # Announced, as elder too (among his exchange's choices): ten points, and the
-        # hand is shown either way once the play begins. (Its exchange search weighed
-        # only discards, and so threw a carte blanche away.)
-        return basic.choose(view, press_next_deal)
-    if view["to_move"] == view["seat"] and not any(e["type"] == "see" for e in legal):
-        decide = _BY_STEP.get(view["step"])
-        if decide is not None:
-            return decide(view, legal)
-    return good.choose(view, press_next_deal)
+    """The strong level's action for this seat's view (see the module docstring); what
+    it does not search (declaring, asking to see, the next deal), good decides."""
+    return choose_by_step(view, press_next_deal, _BY_STEP, good.choose)
 
 
 # --------------------------------------------------------------------------- play
@@ -229,7 +218,7 @@ def _decl(h0: int, h1: int, elder0: bool, pique_chance: bool = True) -> tuple[in
     sets, and repique; and, unless `pique_chance` is off (for a caller that plays the
     tricks out), 15 for elder's fair chance of a pique from 24 points up."""
     p = [_point(h0), _point(h1)]
-    s = [_seqs(h0), _seqs(h1)]
+    s = [sequences(h0), sequences(h1)]
     t = [_sets(h0), _sets(h1)]
     score = [0, 0]
     if p[0][0] != p[1][0]:
@@ -259,23 +248,6 @@ def _point(h: int) -> tuple[tuple[int, int], int]:
     return best, best[0]
 
 
-def _seqs(h: int) -> tuple[tuple[int, int], int]:
-    best = (0, 0)
-    total = 0
-    for s in range(4):
-        suit = (h >> (8 * s)) & 0xFF
-        run = 0
-        for r in range(7, -2, -1):
-            if r >= 0 and suit >> r & 1:
-                run += 1
-            else:
-                if run >= 3:
-                    best = max(best, (run, r + run))
-                    total += run if run < 5 else run + 10
-                run = 0
-    return best, total
-
-
 def _sets(h: int) -> tuple[tuple[int, int], int]:
     best = (0, 0)
     total = 0
@@ -287,18 +259,10 @@ def _sets(h: int) -> tuple[tuple[int, int], int]:
     return best, total
 
 
-def _trick_part(h: int) -> float:
-    tricks = 0.0
-    for s in range(4):
-        suit = (h >> (8 * s)) & 0xFF
-        tricks += suit_tricks(suit)
-    return tricks
-
-
 def _outcome(mine: int, theirs: int, i_am_elder: bool) -> float:
     """My expected points minus hers from two final hands."""
     d0, d1 = _decl(mine, theirs, i_am_elder)
-    t0, t1 = _trick_part(mine), _trick_part(theirs)
+    t0, t1 = play_tricks(mine), play_tricks(theirs)
     share = t0 / (t0 + t1) if t0 + t1 > 0 else 0.5
     my_tricks = 12 * share
     play = 2.2 * (my_tricks - 6) * 2
