@@ -5,7 +5,7 @@ import { h } from "./kit.js";
 import { renderTable, renderPresence } from "./render.js";
 import { animate, announce, celebrate } from "./news.js";
 import { copyLink, claimSeat } from "./invite.js";
-import { positionOf } from "./learn.js";
+import { positionOf, coachReady } from "./learn.js";
 
 const root = document.getElementById("table");
 const banner = document.getElementById("conn-banner");
@@ -71,9 +71,11 @@ function onMessage(msg) {
   else if (msg.type === "presence") onPresence(msg);
   else if (msg.type === "error") onError(msg);
   else if (msg.type === "hint" && msg.version === ui.lastState?.version) {
-    Object.assign(ui, { hint: msg, hintAsking: null, hintNote: "" });
-    announcer.append(h("p", {}, `Hint: ${msg.hint.why}`));
-    draw();
+    coachReady().then(() => {
+      Object.assign(ui, { hint: msg, hintAsking: null, hintNote: "" });
+      announcer.append(h("p", {}, `Hint: ${msg.hint.why}`));
+      draw();
+    });
   } else if (msg.type === "review") {
     if (msg.ready) ui.reviews.set(msg.deal, msg.review);
     if (ui.reviewOpen === msg.deal) draw();
@@ -96,6 +98,7 @@ function onState(msg) {
   if (newDeal) ui.reviewOpen = ui.lookBack = null;
   if (newDeal && previous.view.deal_number > view.deal_number) ui.reviews = new Map(); // a new partie
   if (previous?.version !== msg.version) ui.hintNote = "";
+  if (view.phase.endsWith("_over")) coachReady(); // the review is a click away
   setBusy(false);
   // A refusal is followed by a fresh state at the same version: say why until it moves on.
   if (msg.version > ui.noticeVersion) ui.notice = "";
@@ -193,11 +196,13 @@ function askHint() {
   if (!root.querySelector("[data-hint]:not([aria-disabled])") || ui.hint?.version === v || !socket.send({ type: "hint", version: v })) return;
   Object.assign(ui, { hintAsking: v, hintNote: "" });
   draw();
+  coachReady(); // meanwhile, to draw the answer
 }
 
-function openReview(deal) {
+async function openReview(deal) {
   ui.reviewOpen = deal;
   if (!ui.reviews.has(deal)) socket.send({ type: "review", deal });
+  await coachReady();
   draw();
   root.querySelector("#review .review-title")?.focus();
 }
