@@ -4,7 +4,6 @@ import { TableSocket } from "./socket.js";
 import { h } from "./kit.js";
 import { renderTable, renderPresence } from "./render.js";
 import { animate, announce, celebrate } from "./news.js";
-import { copyLink, claimSeat } from "./invite.js";
 import { positionOf, coachReady } from "./learn.js";
 
 const root = document.getElementById("table");
@@ -13,6 +12,8 @@ const bannerText = document.getElementById("conn-text");
 const announcer = document.getElementById("announcer");
 const toast = document.getElementById("toast");
 const baseTitle = document.title;
+// A friend's table alone: the maker's copy button, the friend's first visit.
+const invite = () => import("./invite.js");
 
 const ui = {
   lastState: null,
@@ -251,7 +252,7 @@ root.addEventListener("click", (event) => {
   if (!target || !root.contains(target)) return;
   const attr = (name) => target.getAttribute(name);
   const has = (name) => attr(name) !== null;
-  if (target.id === "copy-link") return copyLink();
+  if (target.id === "copy-link") return invite().then((m) => m.copyLink());
   if (target.id === "computer-seat") {
     const level = document.getElementById("computer-level");
     if (ui.lastState && socket.computerSeat(ui.lastState.version, level ? level.value : "basic")) setBusy(true);
@@ -304,5 +305,5 @@ root.addEventListener("keydown", (event) => {
   next.focus();
 });
 
-if (root.dataset.claim === "true") claimSeat(root, () => socket.start());
+if (root.dataset.claim === "true") invite().then((m) => m.claimSeat(root, () => socket.start()));
 else socket.start();
