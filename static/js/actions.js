@@ -4,33 +4,23 @@ import { h, parseCard, actionButton, CATEGORY_NAMES } from "./kit.js";
 import { saidLine } from "./dealinfo.js";
 
 const DECLARING = "is declaring";
-const DOING = {
-  choose_dealer: "won the cut and is choosing who deals",
-  carte_blanche: "is deciding on carte blanche",
-  elder_exchange: "is exchanging",
-  younger_discard: "is discarding",
-  younger_exchange: "is exchanging",
-  elder_call: DECLARING,
-  younger_answer: "is answering",
-  elder_lesser: DECLARING,
-  younger_call: DECLARING,
-  younger_lesser: DECLARING,
-  lead: "to lead",
-  follow: "to play",
-};
-
+const DECLARE = "Your declaration:";
 const LESSER = "Add your lesser combinations, or say you are done:";
-const MINE = {
-  choose_dealer: "You won the cut. Who deals the first hand?",
-  carte_blanche: "You hold carte blanche: no king, queen or jack. Announce it?",
-  elder_call: "Your declaration:",
-  younger_answer: "Your answer:",
-  elder_lesser: LESSER,
-  younger_call: "Your declaration:",
-  younger_lesser: LESSER,
-  lead: "Your lead: play a card.",
-  follow: "Your turn to play a card.",
-  deal_over: "The hand is scored.",
+// Each step: what the seat to move is doing, as the other seat is told; what its player is asked.
+const STEPS = {
+  choose_dealer: ["won the cut and is choosing who deals", "You won the cut. Who deals the first hand?"],
+  carte_blanche: ["is deciding on carte blanche", "You hold carte blanche: no king, queen or jack. Announce it?"],
+  elder_exchange: ["is exchanging"],
+  younger_discard: ["is discarding"],
+  younger_exchange: ["is exchanging"],
+  elder_call: [DECLARING, DECLARE],
+  younger_answer: ["is answering", "Your answer:"],
+  elder_lesser: [DECLARING, LESSER],
+  younger_call: [DECLARING, DECLARE],
+  younger_lesser: [DECLARING, LESSER],
+  lead: ["to lead", "Your lead: play a card."],
+  follow: ["to play", "Your turn to play a card."],
+  deal_over: [null, "The hand is scored."],
 };
 
 function saidSoFar(c, seat) {
@@ -45,7 +35,7 @@ function saidSoFar(c, seat) {
 /** "Computer is declaring: Point of four, Quart…" */
 function doing(c, seat) {
   const v = c.view;
-  const what = DOING[v.step];
+  const what = STEPS[v.step]?.[0];
   if (!what) return `Waiting for ${c.names[seat]}…`;
   const said = what === DECLARING ? saidSoFar(c, seat) : [];
   const hold = v.step === "lead" && !c.watching && c.room.opponent === "computer" && v.tricks.length;
@@ -73,7 +63,7 @@ export function promptText(c) {
     const lead = offer ? "You hold carte blanche: announce it, or discard without announcing. " : "";
     return `${lead}${c.discard.label}. ${n} selected.`;
   }
-  if (c.myTurn) return [saidNow(c), MINE[v.step] || "Your turn."];
+  if (c.myTurn) return [saidNow(c), STEPS[v.step]?.[1] || "Your turn."];
   if (v.phase === "deal_over") return `Waiting for the next deal…`;
   return doing(c, c.opp);
 }

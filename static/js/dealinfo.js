@@ -35,67 +35,70 @@ function outcomeText(c, outcome) {
   return c.verb(outcome === "elder" ? c.view.elder : 1 - c.view.elder, "win", "wins");
 }
 
-export function dealInfo(c) {
-  const v = c.view;
-  if (!v.deal_number) return [];
-  const out = [];
-  const badges = bonusBadges(c);
-  if (badges && v.phase !== "deal_over" && v.phase !== "partie_over") out.push(badges);
-
-  const decl = v.declarations.filter((d) => d.said.length);
-  if (decl.length) {
-    out.push(
-      h("h2", { class: "mini-title" }, "Declarations"),
-      h(
-        "ul",
-        { class: "declarations" },
-        decl.map((d) =>
-          h(
-            "li",
-            { "data-category": d.category },
-            h("span", { class: "decl-cat" }, CATEGORY_NAMES[d.category]),
-            " ",
-            d.outcome && d.outcome !== "pending" ? h("span", { class: "decl-outcome" }, outcomeText(c, d.outcome)) : null,
-            h("ul", { class: "decl-said" }, d.said.map((line) => h("li", {}, saidLine(c, line))))
-          )
+/** The declarations so far, by category: what each said, and who won it. */
+function declarationsList(c) {
+  const decl = c.view.declarations.filter((d) => d.said.length);
+  if (!decl.length) return [];
+  return [
+    h("h2", { class: "mini-title" }, "Declarations"),
+    h(
+      "ul",
+      { class: "declarations" },
+      decl.map((d) =>
+        h(
+          "li",
+          { "data-category": d.category },
+          h("span", { class: "decl-cat" }, CATEGORY_NAMES[d.category]),
+          " ",
+          d.outcome && d.outcome !== "pending" ? h("span", { class: "decl-outcome" }, outcomeText(c, d.outcome)) : null,
+          h("ul", { class: "decl-said" }, d.said.map((line) => h("li", {}, saidLine(c, line))))
         )
       )
-    );
-  }
+    ),
+  ];
+}
 
-  const combos = v.combos;
+/** "first", "second"… among one seat's combinations of the same name; "" when it is alone. */
+function whichOfAlike(combos, x) {
+  const alike = combos.filter((y) => y.seat === x.seat && y.label === x.label);
+  if (alike.length < 2) return "";
+  return ORDINALS[alike.indexOf(x)] || `number ${alike.indexOf(x) + 1}`;
+}
+
+/** One combination: whose, what, its points (or why none), its cards once shown, its See. */
+function comboItem(c, x, which, see) {
+  return h(
+    "li",
+    { "data-combo": x.id, "data-shown": x.shown ? "true" : "false" },
+    h("span", { class: "combo-who" }, `${c.names[x.seat]}:`),
+    " ",
+    h("span", { class: "combo-label" }, x.label, which ? ` (${which})` : ""),
+    h("span", { class: "combo-points" }, x.status === "scored" ? ` +${x.points}` : ` (${x.status})`),
+    x.shown && x.cards ? cardRow(x.cards, c, "combo-cards") : null,
+    see ? actionButton(see, c, "small see", which) : null
+  );
+}
+
+/** The combinations that scored, and those tied. */
+function scoredAndTied(c) {
+  const combos = c.view.combos;
+  if (!combos.length) return [];
   const seeByCombo = new Map(c.sees.map((s) => [s.combo, s]));
-  if (combos.length) {
-    out.push(
-      h("h2", { class: "mini-title" }, "Scored and tied"),
-      h(
-        "ul",
-        { class: "combos" },
-        combos.map((x) => {
-          const see = seeByCombo.get(x.id);
-          const alike = combos.filter((y) => y.seat === x.seat && y.label === x.label);
-          const which = alike.length > 1 ? ORDINALS[alike.indexOf(x)] || `number ${alike.indexOf(x) + 1}` : "";
-          return h(
-            "li",
-            { "data-combo": x.id, "data-shown": x.shown ? "true" : "false" },
-            h("span", { class: "combo-who" }, `${c.names[x.seat]}:`),
-            " ",
-            h("span", { class: "combo-label" }, x.label, which ? ` (${which})` : ""),
-            h("span", { class: "combo-points" }, x.status === "scored" ? ` +${x.points}` : ` (${x.status})`),
-            x.shown && x.cards ? cardRow(x.cards, c, "combo-cards") : null,
-            see ? actionButton(see, c, "small see", which) : null
-          );
-        })
-      )
-    );
-  }
+  return [
+    h("h2", { class: "mini-title" }, "Scored and tied"),
+    h("ul", { class: "combos" }, combos.map((x) => comboItem(c, x, whichOfAlike(combos, x), seeByCombo.get(x.id)))),
+  ];
+}
 
-  // What was shown above is not repeated.
-  const shownCombos = new Set(combos.filter((x) => x.shown && x.cards).map((x) => [...x.cards].sort().join(" ")));
-  shownCombos.add([...v.exposed_stock].sort().join(" ")); // on the stock already
-  for (const s of v.shown) {
-    if (shownCombos.has([...s.cards].sort().join(" "))) continue;
-    out.push(
+/** Cards a seat showed, but for those shown with a combination or on the stock already. */
+function cardsShown(c) {
+  const v = c.view;
+  const key = (cards) => [...cards].sort().join(" ");
+  const already = new Set(v.combos.filter((x) => x.shown && x.cards).map((x) => key(x.cards)));
+  already.add(key(v.exposed_stock));
+  return v.shown
+    .filter((s) => !already.has(key(s.cards)))
+    .map((s) =>
       h(
         "div",
         { class: "shown", "data-area": "shown", "data-seat": s.seat },
@@ -103,18 +106,27 @@ export function dealInfo(c) {
         cardRow(s.cards, c)
       )
     );
-  }
+}
 
-  const seen = v.seen_stock;
-  if (seen.length) {
-    out.push(
-      h(
-        "div",
-        { class: "seen-stock", "data-area": "seen-stock" },
-        h("h2", { class: "mini-title" }, "The rest of your five (only you see these)"),
-        cardRow(seen, c)
-      )
-    );
-  }
-  return out;
+/** The stock's cards the elder left and looked at: only that player sees them. */
+function restOfFive(c) {
+  const seen = c.view.seen_stock;
+  if (!seen.length) return [];
+  return [
+    h(
+      "div",
+      { class: "seen-stock", "data-area": "seen-stock" },
+      h("h2", { class: "mini-title" }, "The rest of your five (only you see these)"),
+      cardRow(seen, c)
+    ),
+  ];
+}
+
+/** This deal beside the felt: its bonuses (until it is scored), its declarations, what
+ * scored, what was shown, the rest of the five. */
+export function dealInfo(c) {
+  const v = c.view;
+  if (!v.deal_number) return [];
+  const badges = v.phase !== "deal_over" && v.phase !== "partie_over" ? bonusBadges(c) : null;
+  return [...(badges ? [badges] : []), ...declarationsList(c), ...scoredAndTied(c), ...cardsShown(c), ...restOfFive(c)];
 }

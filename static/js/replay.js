@@ -3,6 +3,7 @@
 
 import { renderTable } from "./render.js";
 import { logLineText } from "./panels.js";
+import { coachReady } from "./learn.js";
 
 const table = document.getElementById("table");
 const bar = document.getElementById("replay-bar");
@@ -10,8 +11,9 @@ const status = document.getElementById("replay-status");
 const at = { i: 0, steps: [], starts: [], items: new Map(), ui: null };
 const KEYS = { ArrowRight: "on", ArrowLeft: "back", Home: "first", End: "last", PageDown: "deal+", "]": "deal+", PageUp: "deal-", "[": "deal-" };
 
-function load(record) {
+async function load(record) {
   if (record.format !== "piquet-record") throw new Error("not a record");
+  await coachReady(); // the reviews and their look backs, drawn from the first step
   // The start, then each step, with its deal's log so far.
   const cut = record.start.log || [];
   const steps = [{ view: record.start, log: cut, said: cut, deal: -1 }];
@@ -74,7 +76,7 @@ table.addEventListener("click", (event) => {
 
 async function open(file) {
   try {
-    load(JSON.parse(await file.text()));
+    await load(JSON.parse(await file.text()));
   } catch (err) {
     status.textContent = `${file.name} is not a Piquet record (a .json file downloaded from a table).`;
   }

@@ -4,8 +4,7 @@ import { TableSocket } from "./socket.js";
 import { h } from "./kit.js";
 import { renderTable, renderPresence } from "./render.js";
 import { animate, announce, celebrate } from "./news.js";
-import { copyLink, claimSeat } from "./invite.js";
-import { positionOf } from "./learn.js";
+import { positionOf, coachReady } from "./learn.js";
 
 const root = document.getElementById("table");
 const banner = document.getElementById("conn-banner");
@@ -13,6 +12,8 @@ const bannerText = document.getElementById("conn-text");
 const announcer = document.getElementById("announcer");
 const toast = document.getElementById("toast");
 const baseTitle = document.title;
+// A friend's table alone: the maker's copy button, the friend's first visit.
+const invite = () => import("./invite.js");
 
 const ui = {
   lastState: null,
@@ -71,9 +72,11 @@ function onMessage(msg) {
   else if (msg.type === "presence") onPresence(msg);
   else if (msg.type === "error") onError(msg);
   else if (msg.type === "hint" && msg.version === ui.lastState?.version) {
-    Object.assign(ui, { hint: msg, hintAsking: null, hintNote: "" });
-    announcer.append(h("p", {}, `Hint: ${msg.hint.why}`));
-    draw();
+    coachReady().then(() => {
+      Object.assign(ui, { hint: msg, hintAsking: null, hintNote: "" });
+      announcer.append(h("p", {}, `Hint: ${msg.hint.why}`));
+      draw();
+    });
   } else if (msg.type === "review") {
     if (msg.ready) ui.reviews.set(msg.deal, msg.review);
     if (ui.reviewOpen === msg.deal) draw();
@@ -96,6 +99,7 @@ function onState(msg) {
   if (newDeal) ui.reviewOpen = ui.lookBack = null;
   if (newDeal && previous.view.deal_number > view.deal_number) ui.reviews = new Map(); // a new partie
   if (previous?.version !== msg.version) ui.hintNote = "";
+  if (view.phase.endsWith("_over")) coachReady(); // the review is a click away
   setBusy(false);
   // A refusal is followed by a fresh state at the same version: say why until it moves on.
   if (msg.version > ui.noticeVersion) ui.notice = "";
@@ -193,11 +197,13 @@ function askHint() {
   if (!root.querySelector("[data-hint]:not([aria-disabled])") || ui.hint?.version === v || !socket.send({ type: "hint", version: v })) return;
   Object.assign(ui, { hintAsking: v, hintNote: "" });
   draw();
+  coachReady(); // meanwhile, to draw the answer
 }
 
-function openReview(deal) {
+async function openReview(deal) {
   ui.reviewOpen = deal;
   if (!ui.reviews.has(deal)) socket.send({ type: "review", deal });
+  await coachReady();
   draw();
   root.querySelector("#review .review-title")?.focus();
 }
@@ -246,7 +252,7 @@ root.addEventListener("click", (event) => {
   if (!target || !root.contains(target)) return;
   const attr = (name) => target.getAttribute(name);
   const has = (name) => attr(name) !== null;
-  if (target.id === "copy-link") return copyLink();
+  if (target.id === "copy-link") return invite().then((m) => m.copyLink());
   if (target.id === "computer-seat") {
     const level = document.getElementById("computer-level");
     if (ui.lastState && socket.computerSeat(ui.lastState.version, level ? level.value : "basic")) setBusy(true);
@@ -299,5 +305,5 @@ root.addEventListener("keydown", (event) => {
   next.focus();
 });
 
-if (root.dataset.claim === "true") claimSeat(root, () => socket.start());
+if (root.dataset.claim === "true") invite().then((m) => m.claimSeat(root, () => socket.start()));
 else socket.start();

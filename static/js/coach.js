@@ -1,0 +1,77 @@
+// coach.js: the hint marked on the table and its words; a deal's review; a reviewed
+// decision's position put back on the table, read-only. Fetched on first use (learn.js).
+
+import { h, fill } from "./kit.js";
+import { positionOf } from "./learn.js";
+
+const WHERE = { exchange: "the exchange", call: "a declaration", answer: "an answer", lesser: "a lesser call" };
+// Whole points as the review's text has them ("{:.0f}": a half to the even).
+const whole = (n) => (Math.abs(n % 1) === 0.5 ? 2 * Math.round(n / 2) : Math.round(n));
+const cost = (x) => `${x.exact ? "" : "about "}−${whole(x.cost)}`;
+/** "deal 2, trick 4" */
+const whereOf = (x, deal = true) => `${deal ? `deal ${x.deal}, ` : ""}${x.trick ? `trick ${x.trick}` : WHERE[x.kind]}`;
+
+/** An action or legal entry as compared: no label or index, cards as a set. */
+function same(action) {
+  const out = {};
+  for (const k of Object.keys(action).sort()) if (k !== "label" && k !== "index") out[k] = k === "cards" ? [...action[k]].sort() : action[k];
+  return JSON.stringify(out);
+}
+
+/** Marks `action` on the table with `cls`: its cards, its button. */
+function mark(root, c, action, cls) {
+  if (!action) return;
+  for (const code of action.cards || [action.card]) root.querySelector(`#hand [data-card="${code}"]`)?.classList.add(cls, action.card ? `${cls}-play` : cls);
+  const entry = c.legal.find((e) => e.type !== "discard" && same(e) === same(action));
+  const el = entry && root.querySelector(`[data-action="${entry.index}"]`);
+  el?.classList.add(cls);
+  el?.closest("details")?.setAttribute("open", ""); // a smaller call, folded away
+}
+
+function reviewItems(items, ui, deal) {
+  const now = ui.lookBack && ui.lookBack.item;
+  return h(
+    "ol",
+    { class: "review-items" },
+    items.map((x) => {
+      const where = whereOf(x, deal);
+      const known = ui.replay || positionOf(ui, x);
+      const attrs = { type: "button", class: "button review-item", "data-review-item": `${x.deal}:${x.step}`, "data-key": `ri-${deal ? "top-" : ""}${x.deal}-${x.step}` };
+      return h("li", {}, h(known ? "button" : "p", known ? { ...attrs, "aria-current": now && now.deal === x.deal && now.step === x.step ? "step" : null } : { class: "review-item" }, h("strong", {}, where[0].toUpperCase() + where.slice(1)), h("span", {}, `You: ${x.you.label}`), h("span", {}, `The strong level: ${x.strong.label}`), h("span", { class: "review-cost" }, cost(x))));
+    })
+  );
+}
+
+/** A deal's review, or the partie's (0). */
+function reviewOf(ui, n) {
+  const r = ui.reviews.get(n);
+  const head = h("h2", { id: `review-title-${n}`, class: "review-title", tabindex: "-1", "data-key": `review-title-${n}` }, n ? `Review of deal ${n}` : "Review of the partie");
+  if (!r) return [head, h("p", { "data-review-coming": "" }, "The review is being worked out: it comes here in a moment.")];
+  const s = r.summary;
+  if (s) return [head, h("p", {}, s.text), h("ul", { class: "review-deals" }, s.deals.map((d) => h("li", {}, `Deal ${d.deal}: about ${whole(d.points_left)} points left`))), s.biggest.length ? [h("h3", { class: "mini-title" }, "The biggest three"), reviewItems(s.biggest, ui, true)] : null];
+  return [head, h("p", { "data-review-text": "" }, r.text), r.items.length ? [h("p", {}, "Choose one to see that position again."), reviewItems(r.items, ui, false)] : null];
+}
+
+/** Drawn by learnParts (learn.js), once fetched. */
+export function coachParts(root, c) {
+  const { ui } = c;
+  const look = ui.lookBack;
+  const $ = (id) => root.querySelector(`#${id}`);
+  if (look) $("prompt").replaceChildren(`You: ${look.item.you.label}. The strong level: ${look.item.strong.label} (${cost(look.item)}).`);
+  const hint = !look && ui.hint && ui.hint.version === c.msg.version ? ui.hint.hint : null;
+  const others = hint ? hint.options.slice(1) : [];
+  fill(root, "#coach", [
+    hint ? h("p", { "data-hint-kind": hint.kind }, h("strong", {}, "Hint: "), hint.why) : !!ui.hintNote && h("p", {}, ui.hintNote),
+    others.length > 0 && h("ul", { class: "hint-options", "aria-label": "Also weighed" }, others.map((o) => h("li", { "data-points": o.points }, h("strong", {}, o.label), `: ${o.why}`))),
+  ]);
+  mark(root, c, look ? look.item.strong.action : hint && hint.action, "advised");
+  if (look) mark(root, c, look.item.you.action, "yours");
+  const review = $("review");
+  const open = ui.reviewOpen;
+  review.hidden = open == null;
+  review.setAttribute("aria-labelledby", `review-title-${open}`);
+  fill(root, "#review", [!review.hidden && reviewOf(ui, open), ui.summaryToo && ui.reviews.has(0) && reviewOf(ui, 0)]);
+  const back = $("look-back");
+  if (back) back.hidden = !look;
+  fill(root, "#look-back", look && [h("strong", {}, `Looking back at ${whereOf(look.item)}`), h("button", { type: "button", class: "button small", "data-back": "", "data-key": "back", "aria-keyshortcuts": "Escape" }, "Back to the table")]);
+}
