@@ -305,5 +305,9 @@ root.addEventListener("keydown", (event) => {
   next.focus();
 });
 
-if (root.dataset.claim === "true") invite().then((m) => m.claimSeat(root, () => socket.start()));
+// The friend's first visit takes the seat; the module itself may fail to load (offline
+// for a moment): tried again, as the claim's own request is.
+const claim = () => invite().then((m) => m.claimSeat(root, () => socket.start()),
+  () => setTimeout(claim, 2000));
+if (root.dataset.claim === "true") claim();
 else socket.start();
