@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import engine
@@ -29,6 +30,23 @@ DECLARING = frozenset({"elder_call", "younger_answer", "elder_lesser", "younger_
 Policy = Callable[[dict[str, Any]], dict[str, Any]]
 # Waits before a move not kept by the store is tried again (seconds, doubling to 5).
 RETRY_FIRST, RETRY_MOST = 0.5, 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class Pace:
+    """When the computer moves, in seconds after the change it answers (the settings'
+    PIQUET_COMPUTER_*; all 0 in tests): at least `delay`; before its exchange as elder,
+    `exchange_delay`; before choosing the dealer and before a lead, `lead_delay`; before
+    a lead after a trick it won, `trick_hold` (the person may end it sooner); once it has
+    spoken in a deal, its further declaring steps at `declare_delay`; the strong level at
+    its fixed `strong` pace (at least its worst decision)."""
+
+    delay: float = 0.0
+    exchange_delay: float = 0.0
+    lead_delay: float = 0.0
+    trick_hold: float = 0.0
+    declare_delay: float | None = None
+    strong: float = 0.0
 
 
 class Master(Protocol):
@@ -63,30 +81,15 @@ class ComputerSeat:
     nothing about its cards (the pace must be at least the level's worst decision).
     """
 
-    def __init__(
-        self,
-        room: Master,
-        policy: Policy | None,
-        delay: float,
-        exchange_delay: float = 0.0,
-        lead_delay: float = 0.0,
-        trick_hold: float = 0.0,
-        declare_delay: float | None = None,
-        *,
-        level: ComputerLevel = "basic",
-        thinking: ComputerPool | None = None,
-        pace: float = 0.0,
-    ) -> None:
+    def __init__(self, room: Master, policy: Policy | None, pace: Pace, *,
+                 level: ComputerLevel = "basic", thinking: ComputerPool | None = None) -> None:
         self.room = room
         self._policy = policy
         self.level = level
-        self.delay = delay
-        self.exchange_delay = exchange_delay
-        self.lead_delay = lead_delay
-        self.trick_hold = trick_hold
-        self.declare_delay = declare_delay
+        self.pace = pace
+        # The level's own pace: strong's fixed one (good's worst fits the delay).
+        self.level_pace = pace.strong if level == "strong" else 0.0
         self.thinking = thinking
-        self.pace = pace if level == "strong" else 0.0  # good: its worst fits the delay
         self._task: asyncio.Task[None] | None = None
         # What waits out `pace`: tests replace it to see the wait asked for, or to hold it.
         self.sleep: Callable[[float], Awaitable[None]] = self._wait
@@ -123,7 +126,8 @@ class ComputerSeat:
         sooner: `go_on`); as elder, at least `exchange_delay` before its exchange; and
         once it has said something this deal, its further declaring steps (the calls
         younger makes after the lead, one after another) come at `declare_delay`."""
-        base = max(self.delay, self.pace)  # a humane pace; 0 in tests still yields
+        pace = self.pace
+        base = max(pace.delay, self.level_pace)  # a humane pace; 0 in tests still yields
         wait = base
         self._hold = 0.0
         self._went_on.clear()
@@ -131,14 +135,14 @@ class ComputerSeat:
             return wait
         step = view["step"]
         if step == "elder_exchange":
-            wait = max(wait, self.exchange_delay)
+            wait = max(wait, pace.exchange_delay)
         elif step in ("lead", "choose_dealer"):
-            wait = max(wait, self.lead_delay)
-            if step == "lead" and view["tricks"] and self.trick_hold > wait:
-                self._hold = self.trick_hold - base  # never below its pace: thinking is hidden
-                wait = self.trick_hold
-        elif step in DECLARING and self.declare_delay is not None and _has_spoken(view):
-            wait = min(wait, self.declare_delay)
+            wait = max(wait, pace.lead_delay)
+            if step == "lead" and view["tricks"] and pace.trick_hold > wait:
+                self._hold = pace.trick_hold - base  # never below its pace: thinking is hidden
+                wait = pace.trick_hold
+        elif step in DECLARING and pace.declare_delay is not None and _has_spoken(view):
+            wait = min(wait, pace.declare_delay)
         return wait
 
     def go_on(self) -> None:

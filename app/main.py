@@ -18,7 +18,7 @@ from fastapi.templating import Jinja2Templates
 from starlette.types import Receive, Scope, Send
 
 from app import api, pages, ws
-from app.computer_seat import Policy
+from app.computer_seat import Pace, Policy
 from app.pools import CoachPool, ComputerPool, computer_worker
 from app.protocol import CLOSE_GOING_AWAY
 from app.redis_store import make_store
@@ -84,12 +84,9 @@ def room_setup(settings: Settings, *, clock: Clock, new_seed: SeedSource,
         max_connections_per_seat=settings.max_connections_per_seat,
         store=store,
         policy=policy,
-        computer_delay=settings.computer_delay,
-        computer_exchange_delay=settings.computer_exchange_delay,
-        computer_lead_delay=settings.computer_lead_delay,
-        computer_trick_hold=settings.computer_trick_hold,
-        computer_declare_delay=settings.computer_declare_delay,
-        computer_pace=settings.computer_pace,
+        computer_pace=Pace(settings.computer_delay, settings.computer_exchange_delay,
+                           settings.computer_lead_delay, settings.computer_trick_hold,
+                           settings.computer_declare_delay, settings.computer_pace),
         thinking=computer_pool(settings),
         coach_pool=CoachPool(settings.teaching_workers),
     )

@@ -157,11 +157,8 @@ class Room:
         thinking = setup.thinking if level != "basic" else None
         if thinking is not None:
             thinking.start()  # its workers start with the first table that needs them
-        self.computer = ComputerSeat(
-            self, setup.policy, setup.computer_delay, setup.computer_exchange_delay,
-            setup.computer_lead_delay, setup.computer_trick_hold,
-            setup.computer_declare_delay, level=level, thinking=thinking,
-            pace=setup.computer_pace)
+        self.computer = ComputerSeat(self, setup.policy, setup.computer_pace, level=level,
+                                     thinking=thinking)
         self.seating.computer = COMPUTER_SEAT
 
     def resume(self, stored: StoredRoom) -> None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import engine
-from app.computer_seat import Policy
+from app.computer_seat import Pace, Policy
 from app.pools import CoachPool, ComputerPool
 from app.store import Pack, RoomStore
 
@@ -48,12 +48,7 @@ class RoomSetup:
     # The computer seat: its policy (None: its level's), its waits, where good and
     # strong think (None: in the event loop), and strong's pace.
     policy: Policy | None = None
-    computer_delay: float = 0.0
-    computer_exchange_delay: float = 0.0
-    computer_lead_delay: float = 0.0
-    computer_trick_hold: float = 0.0
-    computer_declare_delay: float | None = None
-    computer_pace: float = 0.0
+    computer_pace: Pace = field(default_factory=Pace)
     thinking: ComputerPool | None = None
     # Where hints, reviews and records are worked out (app/coach.py).
     coach_pool: CoachPool = field(default_factory=lambda: CoachPool(0))

@@ -6,18 +6,19 @@ from __future__ import annotations
 
 import asyncio
 import random
-from typing import Any
 
 from fastapi.testclient import TestClient
 from tablekit import SeatSocket, new_room
 
 import engine
-from app.computer_seat import COMPUTER_SEAT, ComputerSeat
+from app.computer_seat import COMPUTER_SEAT, ComputerSeat, Pace
+from app.protocol import ComputerLevel
 
 
-def seat(**kw: Any) -> ComputerSeat:
-    return ComputerSeat(room=None, policy=None, delay=0.6, exchange_delay=3.0,  # type: ignore[arg-type]
-                        lead_delay=1.5, trick_hold=2.5, declare_delay=0.4, **kw)
+def seat(level: ComputerLevel = "basic", strong: float = 0.0) -> ComputerSeat:
+    pace = Pace(delay=0.6, exchange_delay=3.0, lead_delay=1.5, trick_hold=2.5,
+                declare_delay=0.4, strong=strong)
+    return ComputerSeat(None, None, pace, level=level)  # type: ignore[arg-type]
 
 
 def pauses(computer: ComputerSeat, seeds: range) -> dict[tuple[str, bool, bool], set[float]]:
@@ -52,7 +53,7 @@ DECLARING = ("elder_call", "younger_answer", "elder_lesser", "younger_call", "yo
 
 
 def test_each_wait_depends_on_what_was_seen_never_on_the_cards() -> None:
-    for computer, usual in ((seat(), 0.6), (seat(level="strong", pace=1.5), 1.5)):
+    for computer, usual in ((seat(), 0.6), (seat(level="strong", strong=1.5), 1.5)):
         found = pauses(computer, range(8))
         assert all(len(waits) == 1 for waits in found.values()), found
         assert found[("lead", False, True)] == {1.5}  # the deal's first lead: the lead delay
@@ -69,8 +70,7 @@ def test_each_wait_depends_on_what_was_seen_never_on_the_cards() -> None:
 def test_going_on_ends_the_hold_but_not_the_levels_own_pace() -> None:
     async def scenario() -> tuple[float, float, float]:
         loop = asyncio.get_running_loop()
-        computer = ComputerSeat(room=None, policy=None, delay=0.2, lead_delay=0.0,  # type: ignore[arg-type]
-                                trick_hold=30.0)
+        computer = ComputerSeat(None, None, Pace(delay=0.2, trick_hold=30.0))  # type: ignore[arg-type]
         held = {"to_move": COMPUTER_SEAT, "step": "lead", "tricks": [{"winner": 1}]}
         # Went on at once: it still waits out its usual pace (0.2 s), not the 30 s hold.
         wait = computer.pause(held)
