@@ -37,6 +37,7 @@ from engine.rules import (
     rubicon,
 )
 from engine.state import PARTS, Phase, Result, State, Step
+from engine.variants import Rules
 from engine.view import deal_log, public_view, view
 
 legal_actions = legal
@@ -68,6 +69,7 @@ __all__ = [
     "RecordBuilder",
     "RecordError",
     "Result",
+    "Rules",
     "See",
     "State",
     "Step",
