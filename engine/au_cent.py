@@ -106,9 +106,19 @@ def to_100(handler: Handler) -> Handler:
 
     def played_to_100(s: State, seat: int, a: Action) -> None:
         events, log_len, bonuses = s.events, len(s.log), len(s.bonuses)
+        was_reckoned = s.reckoned
         handler(s, seat, a)
-        if s.events is events or s.step in _OVER:
+        if s.step in _OVER:
             return
+        if was_reckoned:
+            # In the play every earlier point is settled: only a new score can reach 100.
+            if s.events is events:
+                return
+            base = s.game_scores()
+            if base[0] < GAME_TO and base[1] < GAME_TO:
+                return
+        # (While declaring, a 100 said earlier may become settled with no new score: when
+        # younger's last call is told, or a category closes.)
         found = decision(s)
         if found is not None:
             win_game(s, *found, made_from=(len(events), log_len, bonuses))

@@ -245,6 +245,21 @@ def test_elder_passed_100_first_once_younger_has_told_a_point_that_falls_short()
         "The point for the lead not scored: the game was won before it"]
 
 
+def test_a_100_said_before_younger_sinks_her_call_is_settled_by_her_nothing() -> None:
+    s = exchange(deal(AU_CENT, ELDER_QUINT, YOUNGER_SIX, STOCK_QUINT, game=(90, 95)),
+                 "JC", "QD")
+    s = say(s, ELDER, "Nothing")  # he sinks his point: hers to call or sink after the lead
+    s = say(good(s, "Quint to the ace"), ELDER, "Done")
+    s = lead(say(s, ELDER, "Nothing"), "AH")
+    assert s.step is Step.YOUNGER_CALL  # his 105 waits on her point
+    s = say(s, YOUNGER, "Nothing")  # no score, and his quint now stands first
+    assert s.step is Step.DEAL_OVER
+    assert games(s)["finished"] == [{"winner": ELDER, "scores": [105, 95], "double": False,
+                                     "deals": 2}]
+    assert [text for _, text, points in lines(s) if points < 0] == [
+        "The point for the lead not scored: the game was won before it"]
+
+
 def test_a_carte_blanche_that_makes_100_ends_the_deal_at_the_exchange() -> None:
     s = deal(AU_CENT, "KH QH JH KS QS JS KC QC JC KD QD JD",
              "AS 10S 9S 8S 7S 10C 9C 8C 7C 9D 8D 7D", "AH 10H 9H 8H 7H AC AD 10D",
