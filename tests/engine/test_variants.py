@@ -385,6 +385,25 @@ def test_no_carte_rouge_when_a_card_is_in_no_combination_that_scored() -> None:
     assert bonuses(s) == [] and scores(s) == (26, 0)
 
 
+def test_younger_carte_rouge_reckons_after_the_sets_so_elders_trios_block_her_repique() \
+        -> None:
+    # Younger: a sixième in hearts and tierces in diamonds and clubs (28) beat elder's
+    # point and quint; elder's trios of aces, kings and queens (step IV) are good. Her
+    # carte rouge comes after the sets: 42 at step IV, but elder has scored there too.
+    s = deal(Rules(carte_rouge=True), "AS KS QS JS 10S AC KC QC AD KD QD 8S",
+             "AH KH QH JH 10H 9H 9D 8D 7D 9C 8C JC", "8H 7C 10C JD 10D 9S 7S 7H")
+    s = exchange(s, "8S", "JC")
+    s = say(say(s, ELDER, "Point of five"), YOUNGER, "Not good")
+    s = say(say(s, ELDER, "Quint to the ace"), YOUNGER, "Not good")
+    s = say(say(good(s, "Three aces"), ELDER, "Three kings"), ELDER, "Three queens")
+    s = lead(say(s, ELDER, "Done"), "AS")
+    s = say(say(s, YOUNGER, "Point of six"), YOUNGER, "Sixième to the ace")
+    s = say(say(say(s, YOUNGER, "Tierce to the nine"), YOUNGER, "Tierce to the nine"),
+            YOUNGER, "Done")
+    assert bonuses(s) == [(YOUNGER, "carte_rouge", 20)]  # no repique
+    assert scores(s) == (9 + 1, 28 + 20)
+
+
 # ------------------------------------------------------------------ one more deal
 
 
