@@ -104,7 +104,6 @@ ANYTIME: dict[type, Handler] = {
 }
 
 
-
 def flow_for(rules: Rules) -> Flow:
     """The flow of a partie under `rules`: STEPS and ANYTIME with what each variant
     changes in them (RULES.md §8). Made once per rules value."""
