@@ -39,6 +39,7 @@ from engine.rules import (
     rubicon,
 )
 from engine.state import PARTS, Phase, Result, State, Step
+from engine.variants import Rules
 from engine.view import deal_log, public_view, view
 
 legal_actions = legal
@@ -71,6 +72,7 @@ __all__ = [
     "RecordBuilder",
     "RecordError",
     "Result",
+    "Rules",
     "See",
     "State",
     "Step",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import Any
 
 from engine.actions import Action, ChooseDealer
 from engine.cards import DECK, Card, is_carte_blanche, sort_hand
@@ -12,6 +13,7 @@ from engine.combos import Category
 from engine.reckoning import PARTIE_DEALS
 from engine.state import Declaration, State, Step
 from engine.table import Legal, goto, log
+from engine.variants import RUBICON, Rules
 
 Cards = str | Sequence[Card | str]  # Card values, codes, or codes in one string: "AS KS QS"
 
@@ -54,6 +56,8 @@ def new_partie(
     packet: int = 2,
     first_dealer: int | None = None,
     pack: Sequence[Card | str] | None = None,
+    rules: Rules = RUBICON,
+    flow: Any = None,
 ) -> State:
     """A new partie. The cut is made here (from `seed`); its winner then chooses who deals.
 
@@ -80,13 +84,14 @@ def new_partie(
     state = State(
         seed=seed, decks=fixed, packet=packet, step=Step.CHOOSE_DEALER, to_move=None,
         cut=None, cut_winner=None, first_dealer=first_dealer, deal_number=0,
-        deals_in_partie=PARTIE_DEALS, dealer=None, sheet=(), log=(), result=None,
+        deals_in_partie=PARTIE_DEALS if rules.game == "rubicon" else None, dealer=None,
+        sheet=(), log=(), result=None,
         hands=(empty, empty), stock=empty, discards=(empty, empty), took=(None, None),
         seen_stock=empty, carte_blanche=None, carte_blanche_take=None, younger_pending_draw=0,
         expose=False, exposed=empty, declarations=_fresh_declarations(), younger_queue=(),
         first_call=None, called_cards=frozenset(), reckoned=False, pique_settled=False,
         repique_seat=None, combos=(), shown=(), trick=(), trick_leader=0, tricks=(),
-        tricks_won=(0, 0), led=False, events=(), bonuses=(),
+        tricks_won=(0, 0), led=False, events=(), bonuses=(), rules=rules, flow=flow,
     )
     if first_dealer is not None:
         if first_dealer not in (0, 1):
@@ -170,7 +175,11 @@ def start_deal(s: State) -> None:
     s.events = ()
     s.bonuses = ()
     s.log = ()  # the log is the deal's: earlier deals' lines are on no view, so not kept
-    log(s, s.dealer, "deal", f"Deal {s.deal_number} of {s.deals_in_partie}")
+    if s.deals_in_partie is None:  # au cent: games, not a number of deals
+        log(s, s.dealer, "deal", f"Deal {s.deal_number}: game {len(s.games) + 1}, "
+            f"{' to '.join(map(str, s.game_scores((0, 0))))}")
+    else:
+        log(s, s.dealer, "deal", f"Deal {s.deal_number} of {s.deals_in_partie}")
     for seat in (elder, younger):
         if is_carte_blanche(s.hands[seat]):
             s.carte_blanche = seat

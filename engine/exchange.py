@@ -56,6 +56,14 @@ def legal_younger_exchange(s: State, seat: int) -> list[Legal]:
     return [(DiscardRule(1, left, True), f"Discard 1 to {left} cards")]
 
 
+def legal_younger_exchange_or_pat(s: State, seat: int) -> list[Legal]:
+    """Piquet au cent: younger may also stand pat, discarding nothing (RULES.md §8)."""
+    (rule, _), = legal_younger_exchange(s, seat)
+    assert isinstance(rule, DiscardRule)
+    return [(DiscardRule(0, rule.max, True),
+             f"Discard up to {NUMBER_WORDS[rule.max]}, or stand pat")]
+
+
 def on_carte_blanche(s: State, seat: int, a: Action) -> None:
     assert isinstance(a, CarteBlanche) and a.announce
     elder = elder_seat(s)
@@ -92,13 +100,13 @@ def on_elder_exchange(s: State, seat: int, a: Action) -> None:
     s.stock = s.stock[n:]
     s.took = set_pair(s.took, seat, n)
     log(s, seat, "exchange", f"Takes {NUMBER_WORDS[n]}")
-    if s.younger_pending_draw:
+    if s.carte_blanche_take is not None:  # younger has discarded first: she draws now
         k = s.younger_pending_draw
         set_hand(s, younger, sort_hand((*s.hands[younger], *s.stock[:k])))
         s.stock = s.stock[k:]
         s.took = set_pair(s.took, younger, k)
         s.younger_pending_draw = 0
-        log(s, younger, "exchange", f"Takes {NUMBER_WORDS[k]}")
+        log(s, younger, "exchange", f"Takes {NUMBER_WORDS[k]}" if k else "Stands pat")
         start_declaring(s)
         return
     if s.carte_blanche == younger and any(b[1] == "carte_blanche" for b in s.bonuses):
@@ -116,7 +124,7 @@ def on_younger_exchange(s: State, seat: int, a: Action) -> None:
         # Elder's carte blanche: she has thrown face down; now his hand is shown, then he
         # exchanges, then she draws.
         s.younger_pending_draw = k
-        log(s, seat, "exchange", f"Discards {NUMBER_WORDS[k]}")
+        log(s, seat, "exchange", f"Discards {NUMBER_WORDS[k]}" if k else "Will stand pat")
         elder = elder_seat(s)
         show(s, elder, "Carte blanche", s.hands[elder])
         goto(s, Step.ELDER_EXCHANGE, elder)
@@ -124,7 +132,7 @@ def on_younger_exchange(s: State, seat: int, a: Action) -> None:
     set_hand(s, seat, sort_hand((*s.hands[seat], *s.stock[:k])))
     s.stock = s.stock[k:]
     s.took = set_pair(s.took, seat, k)
-    log(s, seat, "exchange", f"Takes {NUMBER_WORDS[k]}")
+    log(s, seat, "exchange", f"Takes {NUMBER_WORDS[k]}" if k else "Stands pat")
     start_declaring(s)
 
 

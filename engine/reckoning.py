@@ -8,14 +8,18 @@ from collections.abc import Sequence
 
 from engine.state import Reckon, Result, State, Step
 from engine.table import bonus, goto, log
+from engine.variants import RUBICON, Rules
 
 PARTIE_DEALS = 6
 TIE_DEALS = 8
 
 
 def reckon_repique(s: State) -> None:
-    """Law 67: steps I–IV category by category; 30 first with the other at nothing."""
+    """Law 67: steps I–IV category by category; 30 first with the other at nothing.
+    Carte rouge, when played, is scored first: it reckons after the sets (RULES.md §8)."""
     s.reckoned = True
+    if s.rules.carte_rouge:
+        carte_rouge(s)
     totals = [0, 0]
     for reckon in (Reckon.CARTE_BLANCHE, Reckon.POINT, Reckon.SEQUENCE, Reckon.SET):
         for e in s.events:
@@ -26,6 +30,20 @@ def reckon_repique(s: State) -> None:
                 s.repique_seat = seat
                 bonus(s, seat, "repique", 60, Reckon.BONUS, "Repique! 60 more")
                 return
+
+
+def carte_rouge(s: State) -> None:
+    """+20 to a seat every one of whose twelve cards is in a combination that scored for
+    it (RULES.md §8): its hand after the exchange, elder's first lead included (younger
+    calls after it)."""
+    for seat in (0, 1):
+        counted = {c for r in s.combos if r.seat == seat and r.status == "scored"
+                   for c in r.combo.cards}
+        twelve = {*s.hands[seat], *(c for c, p in s.trick if p == seat),
+                  *(c for t in s.tricks for c, p in t.cards if p == seat)}
+        if len(twelve) == 12 and counted.issuperset(twelve):
+            bonus(s, seat, "carte_rouge", 20, Reckon.SET,
+                  "Carte rouge! 20 more: all twelve cards scored in combinations")
 
 
 def check_pique(s: State) -> None:
@@ -46,16 +64,28 @@ def check_pique(s: State) -> None:
             bonus(s, seat, "pique", 30, Reckon.BONUS, "Pique! 30 more")
 
 
-def end_deal(s: State) -> None:
+def score_cards(s: State) -> None:
+    """Step VI: the cards (more than six tricks) 10, or capot 40. With the cards towards
+    pique the 10 was scored at the seventh trick, and capot adds 30 to it."""
     won = s.tricks_won
     for seat in (0, 1):
         if won[seat] == 12:
-            bonus(s, seat, "capot", 40, Reckon.CARDS, "Capot! 40 for winning every trick")
-        elif won[seat] > 6:
+            if s.rules.cards_towards_pique:
+                bonus(s, seat, "capot", 30, Reckon.CARDS,
+                      "Capot! 30 more for winning every trick")
+            else:
+                bonus(s, seat, "capot", 40, Reckon.CARDS, "Capot! 40 for winning every trick")
+        elif won[seat] > 6 and not s.rules.cards_towards_pique:
             bonus(s, seat, "cards", 10, Reckon.CARDS,
                    f"Wins the cards, {won[seat]} tricks to {won[1 - seat]}: 10")
     if won == (6, 6):
         log(s, None, "deal_end", "Six tricks each: nobody scores for the cards")
+
+
+def end_deal(s: State) -> None:
+    """The end of a deal of Rubicon Piquet: the cards, the sheet, the partie's end after
+    six deals (RULES.md §7)."""
+    score_cards(s)
     deal = s.deal_scores()
     s.sheet = (*s.sheet, deal)
     s.sheet_parts = (*s.sheet_parts, s.deal_parts())
@@ -63,9 +93,11 @@ def end_deal(s: State) -> None:
     totals = (sum(r[0] for r in s.sheet), sum(r[1] for r in s.sheet))
     if s.deal_number == s.deals_in_partie:
         if totals[0] == totals[1] and s.deals_in_partie == PARTIE_DEALS:
-            # Level after six: two more deals, both played (RULES.md §7).
-            s.deals_in_partie = TIE_DEALS
-            log(s, None, "deal_end", f"Level at {totals[0]}: two more deals")
+            # Level after six: two more deals, both played (RULES.md §7); one more under
+            # the one-more-deal rule (§8).
+            s.deals_in_partie = s.rules.tie_deals
+            log(s, None, "deal_end", f"Level at {totals[0]}: " + (
+                "one more deal" if s.deals_in_partie == PARTIE_DEALS + 1 else "two more deals"))
         else:
             _end_partie(s, totals)
             return
@@ -91,19 +123,26 @@ def rubicon(totals: tuple[int, int]) -> Result:
     return Result(winner, totals, points, True, f"{w} + {lo} + 100 = {points}, rubiconed")
 
 
-def partie_result(deals: Sequence[tuple[int, int]]) -> Result:
+def partie_result(deals: Sequence[tuple[int, int]], rules: Rules = RUBICON) -> Result:
     """A partie's settlement from its deals' scores (seat 0, seat 1), six deals or, when
-    level after six, eight (RULES.md §7): the Rubicon on the totals (see `rubicon`).
-    ValueError for any other number of deals."""
+    level after six, eight (seven under the one-more-deal rule) (RULES.md §7, §8): the
+    Rubicon on the totals (see `rubicon`). ValueError for any other number of deals, and
+    for Piquet au cent (its partie is games, not totals)."""
+    if rules.game != "rubicon":
+        raise ValueError("a partie of Piquet au cent is settled by games, not by totals")
+    tie = rules.tie_deals
+    more = "one more deal is" if tie == PARTIE_DEALS + 1 else "two more deals are"
     rows = [(int(a), int(b)) for a, b in deals]
     totals = (sum(r[0] for r in rows), sum(r[1] for r in rows))
     after_six = (sum(r[0] for r in rows[:PARTIE_DEALS]), sum(r[1] for r in rows[:PARTIE_DEALS]))
     if len(rows) == PARTIE_DEALS and after_six[0] == after_six[1]:
-        raise ValueError(f"level at {after_six[0]} after six deals: two more deals are played")
-    if len(rows) == TIE_DEALS and after_six[0] != after_six[1]:
+        raise ValueError(f"level at {after_six[0]} after six deals: {more} played")
+    if len(rows) == tie and after_six[0] != after_six[1]:
         raise ValueError(f"{after_six[0]} to {after_six[1]} after six deals: the partie was over")
-    if len(rows) not in (PARTIE_DEALS, TIE_DEALS):
-        raise ValueError(f"a partie is six deals (eight when level after six), not {len(rows)}")
+    if len(rows) not in (PARTIE_DEALS, tie):
+        words = "seven" if tie == PARTIE_DEALS + 1 else "eight"
+        raise ValueError(f"a partie is six deals ({words} when level after six), "
+                         f"not {len(rows)}")
     return rubicon(totals)
 
 

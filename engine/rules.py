@@ -1,4 +1,5 @@
-"""The rules of Rubicon Piquet (RULES.md §1–7), the whole flow in one place.
+"""The rules of Rubicon Piquet (RULES.md §1–7) and its variants (§8), the whole flow in
+one place.
 
 Each part of the game is a module that reads like its part of RULES.md:
 
@@ -10,8 +11,10 @@ Each part of the game is a module that reads like its part of RULES.md:
     engine.reckoning   pique and repique, the cards, the partie and the Rubicon (§5–7)
 
 `STEPS` below maps each step to what the seat to move may do there and what doing it
-does. `apply(state, seat, action)` is the one checked entry point: it works on a
-shallow copy and returns it, or raises a PiquetError leaving `state` untouched.
+does; `flow_for(rules)` is the same table with what each variant changes in it (the
+rules are a value, `engine.variants.Rules`, kept in the state). `apply(state, seat,
+action)` is the one checked entry point: it works on a shallow copy and returns it, or
+raises a PiquetError leaving `state` untouched.
 `legal(state, seat)` lists what that seat may do now, with each action's words.
 """
 
@@ -20,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-from engine import dealing, declaring, exchange, showing, tricks
+from engine import au_cent, dealing, declaring, exchange, showing, tricks
 from engine.actions import (
     Action,
     Answer,
@@ -33,14 +36,15 @@ from engine.actions import (
     parse_action,
 )
 from engine.cards import Card, sort_hand
-from engine.dealing import check_pack, deck_for, new_partie
+from engine.dealing import Cards, check_pack, deck_for
 from engine.declaring import current_category
 from engine.errors import IllegalActionError, MalformedActionError, OutOfTurnError
-from engine.reckoning import PARTIE_DEALS, TIE_DEALS, partie_result, rubicon
+from engine.reckoning import PARTIE_DEALS, TIE_DEALS, end_deal, partie_result, rubicon
 from engine.showing import LEFTOVERS
 from engine.state import State, Step
-from engine.table import DiscardRule, Legal, describe
+from engine.table import DiscardRule, Handler, Legal, describe
 from engine.tricks import PLAY_ENTRY as _PLAY_ENTRY
+from engine.variants import RUBICON, Rules
 
 __all__ = [
     "LEFTOVERS",
@@ -49,12 +53,15 @@ __all__ = [
     "STEPS",
     "TIE_DEALS",
     "DiscardRule",
+    "Flow",
     "Legal",
+    "Rules",
     "apply",
     "check_pack",
     "current_category",
     "deal_again",
     "deck_for",
+    "flow_for",
     "legal",
     "legal_json",
     "new_partie",
@@ -65,7 +72,6 @@ __all__ = [
 ]
 
 LegalFn = Callable[[State, int], list[Legal]]
-Handler = Callable[[State, int, Action], None]
 
 
 def _nothing(s: State, seat: int) -> list[Legal]:
@@ -100,9 +106,74 @@ ANYTIME: dict[type, Handler] = {
 }
 
 
-# STEPS by step word: a str's hash is kept, an Enum member's is a Python call.
-_LEGAL_AT: dict[str, LegalFn] = {step.word: fns[0] for step, fns in STEPS.items()}
-_HANDLER_AT: dict[str, Handler | None] = {step.word: fns[1] for step, fns in STEPS.items()}
+def flow_for(rules: Rules) -> Flow:
+    """The flow of a partie under `rules`: STEPS and ANYTIME with what each variant
+    changes in them (RULES.md §8). Made once per rules value."""
+    known = _FLOWS.get(rules)
+    if known is not None:
+        return known
+    steps = dict(STEPS)
+    anytime = dict(ANYTIME)
+    au = rules.game == "au_cent"
+    if rules.cards_towards_pique or au:
+        # The cards scored at the seventh trick (cards towards pique); the deal's end at
+        # the twelfth trick without a game won (au cent: no six deals, no Rubicon).
+        play = tricks.play_handler(au_cent.end_deal if au else end_deal,
+                                   seventh_trick=rules.cards_towards_pique)
+        steps[Step.LEAD] = (tricks.legal_lead, play)
+        steps[Step.FOLLOW] = (tricks.legal_follow, play)
+    if au:
+        # Younger may stand pat.
+        for step in (Step.YOUNGER_DISCARD, Step.YOUNGER_EXCHANGE):
+            steps[step] = (exchange.legal_younger_exchange_or_pat, steps[step][1])
+        # Every action that scores may reach 100: the game ends there.
+        steps = {step: (fns[0], None if fns[1] is None else au_cent.to_100(fns[1]))
+                 for step, fns in steps.items()}
+        anytime[CarteBlanche] = au_cent.to_100(anytime[CarteBlanche])
+    flow = _FLOWS[rules] = Flow(rules, steps, anytime)
+    return flow
+
+
+class Flow:
+    """A partie's flow: what each step allows and does, under its rules. The state holds
+    it (`State.flow`), made from its rules: nothing in it ever changes."""
+
+    __slots__ = ("anytime", "handler_at", "legal_at", "rules", "steps")
+
+    def __init__(self, rules: Rules, steps: dict[Step, tuple[LegalFn, Handler | None]],
+                 anytime: dict[type, Handler]) -> None:
+        self.rules = rules
+        self.steps = steps
+        self.anytime = anytime
+        # By step word: a str's hash is kept, an Enum member's is a Python call.
+        self.legal_at: dict[str, LegalFn] = {step.word: fns[0] for step, fns in steps.items()}
+        self.handler_at: dict[str, Handler | None] = {step.word: fns[1]
+                                                     for step, fns in steps.items()}
+
+
+_FLOWS: dict[Rules, Flow] = {}
+
+
+def _flow(s: State) -> Flow:
+    """The state's flow, for a state made without one."""
+    flow = s.flow = flow_for(s.rules)
+    return flow
+
+
+def new_partie(seed: int, *, rules: Rules = RUBICON,
+               hands: Sequence[tuple[Cards, Cards, Cards]] = (),
+               decks: Sequence[Sequence[Card | str]] = (), packet: int = 2,
+               first_dealer: int | None = None,
+               pack: Sequence[Card | str] | None = None) -> State:
+    """A new partie under `rules` (RULES.md §8; `Rules()`: Rubicon Piquet as §1–7 say).
+    The rest as engine.dealing.new_partie: the cut is made here (from `seed`) and its
+    winner chooses who deals; `hands`/`decks` fix the first deals' cards; `first_dealer`
+    skips the cut and deals at once (from `pack` if given)."""
+    if not isinstance(rules, Rules):
+        raise ValueError(f"rules are an engine.Rules, not {rules!r}")
+    return dealing.new_partie(seed, rules=rules, flow=flow_for(rules), hands=hands,
+                              decks=decks, packet=packet, first_dealer=first_dealer,
+                              pack=pack)
 
 
 def legal(s: State, seat: int) -> list[Legal]:
@@ -127,7 +198,7 @@ _DEAL_OVER = Step.DEAL_OVER  # (an Enum member read through its class is a Pytho
 
 def _legal(s: State, seat: int) -> list[Legal]:
     if s.to_move == seat:
-        out = _LEGAL_AT[s.step.word](s, seat)  # (a new list: ours to extend)
+        out = (s.flow or _flow(s)).legal_at[s.step.word](s, seat)  # (a new list: ours)
     elif exchange.may_announce_carte_blanche(s, seat):
         out = exchange.legal_carte_blanche(s, seat)
     else:
@@ -159,7 +230,8 @@ def apply(state: State, seat: int, action: Action | dict[str, Any], *,
             a = Call(a.category, cards)
     options = _known_legal(state, seat)
     # (`in` a list tests identity before ==: legal's own action objects pass at once.)
-    anytime = ANYTIME.get(kind)
+    flow = state.flow or _flow(state)
+    anytime = flow.anytime.get(kind)
     if anytime is not None:
         if a not in [o for o, _ in options]:
             raise IllegalActionError(_refusal(state, seat, a))
@@ -184,7 +256,7 @@ def apply(state: State, seat: int, action: Action | dict[str, Any], *,
             raise IllegalActionError(_refusal(state, seat, a))
     elif a not in [o for o, _ in options]:
         raise IllegalActionError(_refusal(state, seat, a))
-    handler = _HANDLER_AT[state.step.word]
+    handler = flow.handler_at[state.step.word]
     assert handler is not None  # nobody is to move at a step without one
     s = state.copy()
     s.pack = dealt

@@ -13,6 +13,7 @@ from typing import Any, NamedTuple, TypeVar
 
 from engine.cards import Card
 from engine.combos import Category, Combo
+from engine.variants import RUBICON, Rules
 
 
 class Phase(enum.Enum):
@@ -88,8 +89,12 @@ class Outcome(enum.Enum):
 # The parts of a deal's score, in Law 67 order (the view's `scores.parts`).
 PARTS = ("carte_blanche", "point", "sequences", "sets", "play", "cards", "capot",
          "pique", "repique")
+# With the variants' own scores (RULES.md §8): a deal's parts as the state keeps them.
+ALL_PARTS = (*PARTS, "carte_rouge")
 _PART_OF_RECKON = {1: 0, 2: 1, 3: 2, 4: 3, 5: 4}  # Reckon I-V
-_PART_OF_BONUS = {"cards": 5, "capot": 6, "pique": 7, "repique": 8}
+# By what scored: these whatever their reckoning (the cards at the seventh trick reckon
+# as play, carte rouge with the sets).
+_PART_OF_BONUS = {"cards": 5, "capot": 6, "pique": 7, "repique": 8, "carte_rouge": 9}
 
 
 class ScoreEvent(NamedTuple):
@@ -153,20 +158,31 @@ class Trick(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class Result:
-    winner: int | None  # None: a draw after eight deals
-    totals: tuple[int, int]
-    points: int
+    winner: int | None  # None: a draw after eight deals (seven: one more deal)
+    totals: tuple[int, int]  # au cent: the games won, a double counting two
+    points: int  # au cent: the winner's games
     rubiconed: bool
     text: str
 
 
+@dataclass(frozen=True, slots=True)
+class Game:
+    """A finished game of Piquet au cent (RULES.md §8)."""
+
+    winner: int
+    scores: tuple[int, int]
+    double: bool  # the loser had under 50: it counts two
+    deals: int
+
+
 def parts_of(events: tuple[ScoreEvent, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """A deal's scores by part (PARTS), for each seat, from its score events."""
-    parts = [[0] * len(PARTS), [0] * len(PARTS)]
+    """A deal's scores by part (ALL_PARTS), for each seat, from its score events."""
+    parts = [[0] * len(ALL_PARTS), [0] * len(ALL_PARTS)]
     by_reckon = _PART_OF_RECKON
+    by_what = _PART_OF_BONUS
     for e in events:
-        i = by_reckon.get(e.reckon)
-        parts[e.seat][_PART_OF_BONUS[e.what] if i is None else i] += e.points
+        i = by_what.get(e.what)
+        parts[e.seat][by_reckon[e.reckon] if i is None else i] += e.points
     return (tuple(parts[0]), tuple(parts[1]))
 
 
@@ -192,7 +208,7 @@ class State:
     cut_winner: int | None
     first_dealer: int | None
     deal_number: int
-    deals_in_partie: int
+    deals_in_partie: int | None  # None: no limit (au cent)
     dealer: int | None
     sheet: tuple[tuple[int, int], ...]  # finished deals' scores
     log: tuple[LogLine, ...]  # this deal's lines (before the first deal: the cut's)
@@ -226,6 +242,13 @@ class State:
     bonuses: tuple[tuple[int, str, int], ...]
     # Each finished deal's scores by part (PARTS), one row per deal beside `sheet`.
     sheet_parts: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = ()
+    # The rules in force (RULES.md §8), and how they make the flow (engine.rules.Flow,
+    # made from them: the same rules, the same flow).
+    rules: Rules = RUBICON
+    flow: Any = field(default=None, repr=False, compare=False)
+    # Piquet au cent: the games finished, and the sheet's row where this game began.
+    games: tuple[Game, ...] = ()
+    game_start: int = 0
     # The pack a dealing action deals from (`apply(..., pack=)`): set only while `apply`
     # runs, so no state that leaves the engine holds a deal not yet dealt.
     pack: tuple[Card, ...] | None = field(default=None, repr=False, compare=False)
@@ -291,6 +314,17 @@ class State:
     def deal_parts(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """This deal's scores so far by part (PARTS), for each seat."""
         return self.derived("parts", self.events, parts_of)
+
+    def game_scores(self, deal: tuple[int, int] | None = None) -> tuple[int, int]:
+        """Au cent: the current game's scores (its finished deals and this one's so far);
+        after a game, the next one's (0-0)."""
+        a = b = 0
+        for x, y in self.sheet[self.game_start:]:
+            a, b = a + x, b + y
+        if self.step not in (Step.DEAL_OVER, Step.PARTIE_OVER) and self.deal_number:
+            d = self.deal_scores() if deal is None else deal
+            a, b = a + d[0], b + d[1]
+        return (a, b)
 
     def partie_scores(self, deal: tuple[int, int] | None = None) -> tuple[int, int]:
         """Totals over the finished deals plus the deal in progress (its scores may be

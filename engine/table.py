@@ -8,6 +8,7 @@ Every function here changes the state it is given: `apply` gives the handlers a 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +28,8 @@ class DiscardRule:
 
 
 Legal = tuple[Action | DiscardRule, str]
+# What doing an action does at a step (engine.rules.STEPS): changes the state it is given.
+Handler = Callable[[State, int, Action], None]
 
 
 def goto(s: State, step: Step, seat: int | None) -> None:

@@ -12,7 +12,7 @@ from engine.cards import Card, sort_hand
 from engine.combos import Category
 from engine.rules import LEFTOVERS, current_category, legal_json
 from engine.state import (
-    PARTS,
+    ALL_PARTS,
     ComboRecord,
     Declaration,
     Outcome,
@@ -22,6 +22,7 @@ from engine.state import (
     Step,
     Trick,
 )
+from engine.variants import Rules
 
 # What is told at each stage of a call, by category (RULES.md §4): the view's `stage`.
 STAGES: dict[Category, tuple[str, ...]] = {
@@ -128,7 +129,26 @@ def _public(s: State) -> dict[str, Any]:
         "result": None if s.result is None else {
             "winner": s.result.winner, "totals": list(s.result.totals),
             "points": s.result.points, "rubiconed": s.result.rubiconed, "text": s.result.text},
+        "rules": s.derived("rules", s.rules, _rules),
+        "games": None if s.rules.game != "au_cent" else _games(s, deal if in_deal else None),
     }
+
+
+def _rules(rules: Rules) -> dict[str, Any]:
+    return rules.to_json()
+
+
+def _games(s: State, deal: tuple[int, int] | None) -> dict[str, Any]:
+    """Piquet au cent: the game under way, its scores, the games finished."""
+    won = [0, 0]
+    for g in s.games:
+        won[g.winner] += 2 if g.double else 1
+    return {"number": len(s.games) + (0 if s.step is Step.PARTIE_OVER else 1),
+            "scores": list(s.game_scores(deal)),
+            "won": won,
+            "finished": [{"winner": g.winner, "scores": list(g.scores), "double": g.double,
+                          "deals": g.deals} for g in s.games],
+            "winner": None if s.result is None else s.result.winner}
 
 
 def _combos(combos: tuple[ComboRecord, ...]) -> tuple[list[dict[str, Any]], ...]:
@@ -174,7 +194,7 @@ def _parts_rows(parts: tuple[tuple[int, ...], tuple[int, ...]]) -> list[dict[str
 
 def _parts(row: tuple[int, ...]) -> dict[str, int]:
     """The parts that scored, by name (a part that scored nothing is left out)."""
-    return {name: points for name, points in zip(PARTS, row, strict=True) if points}
+    return {name: points for name, points in zip(ALL_PARTS, row, strict=True) if points}
 
 
 _DECLARE = Phase.DECLARE

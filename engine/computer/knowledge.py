@@ -313,7 +313,9 @@ def suit_tricks(suit: int) -> float:
 
 def view_rng(view: dict[str, Any], salt: str = "") -> random.Random:
     """A generator seeded from the view itself: the same view, the same numbers."""
-    data = {k: v for k, v in view.items() if k != "log"}
+    # (The rules in force and au cent's games are left out: a seat's numbers under Rubicon
+    # Piquet stay what they were before the view carried them.)
+    data = {k: v for k, v in view.items() if k not in ("log", "rules", "games")}
     digest = hashlib.blake2b((salt + json.dumps(data, sort_keys=True)).encode(),
                              digest_size=8).digest()
     return random.Random(int.from_bytes(digest, "big"))

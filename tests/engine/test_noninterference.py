@@ -17,6 +17,7 @@ to a hand that held more.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import random
 from collections.abc import Callable
@@ -26,10 +27,11 @@ from typing import Any
 import pytest
 
 import engine
-from engine import Action, Answer, Call, Discard, Pass, See, State, Step
+from engine import Action, Answer, Call, Discard, Pass, Rules, See, State, Step
 from engine.combos import Combo
 from engine.computer import choose
 from engine.rules import DiscardRule
+from engine.variants import RUBICON
 from tests.engine.kit import ELDER, YOUNGER, deal, say, stack
 
 PAIRS = int(os.environ.get("PIQUET_NONINTERFERENCE_PAIRS", "1000"))
@@ -132,7 +134,13 @@ def lockstep(a: State, b: State, secret: int, rng: random.Random, *,
                 break  # the secret seat cannot say the same thing in deal B
         a = engine.apply(a, seat, action)
         b = engine.apply(b, seat, twin)
+        if _rouge(a) != _rouge(b):
+            break  # a carte rouge is announced (RULES.md §8): it tells of the cards
     return Outcome(steps, reached_play)
+
+
+def _rouge(s: State) -> list[int]:
+    return [b[0] for b in s.bonuses if b[1] == "carte_rouge"]
 
 
 def deal_parts(s: State) -> tuple[list[engine.Card], list[engine.Card], list[engine.Card]]:
@@ -140,13 +148,14 @@ def deal_parts(s: State) -> tuple[list[engine.Card], list[engine.Card], list[eng
 
 
 def twin_deal(rng: random.Random, secret: int, takes: tuple[int, int],
-              expose: bool) -> tuple[State, State]:
+              expose: bool, rules: Rules = RUBICON) -> tuple[State, State]:
     """Deal A at random, and deal B with the secret seat's hidden cards shuffled: the cards
     it was dealt and will draw (and the stock's leftovers, if nobody will see them) trade
     places. The observer's own cards, draws and rest of the five stay put."""
     deck = list(engine.DECK)
     rng.shuffle(deck)
-    a = engine.new_partie(seed=rng.randrange(1 << 30), decks=[deck], first_dealer=1)
+    a = engine.new_partie(seed=rng.randrange(1 << 30), decks=[deck], first_dealer=1,
+                          rules=rules)
     elder, younger, stock = deal_parts(a)
     n, k = takes
     hands = {ELDER: elder, YOUNGER: younger}
@@ -160,20 +169,28 @@ def twin_deal(rng: random.Random, secret: int, takes: tuple[int, int],
     for i, card in zip(hidden, pool[12:], strict=True):
         new_stock[i] = card
     words = [" ".join(map(str, cards)) for cards in (hands[ELDER], hands[YOUNGER], new_stock)]
-    b = engine.new_partie(seed=a.seed, decks=[stack(*words)], first_dealer=1)
+    b = engine.new_partie(seed=a.seed, decks=[stack(*words)], first_dealer=1, rules=rules)
+    if rules.game == "au_cent" and rng.random() < 0.5:
+        # The game well under way (as if earlier deals had scored it): the deal may end
+        # at 100, and what is struck after it must not tell either.
+        game = (rng.randint(50, 99), rng.randint(50, 99))
+        zero = (0,) * 10
+        a, b = (dataclasses.replace(x, sheet=(game,), sheet_parts=((zero, zero),))
+                for x in (a, b))
     return a, b
 
 
-def test_random_pairs_of_deals_look_the_same_to_the_other_seat() -> None:
-    rng = random.Random(20261201)
+def random_pairs(rng: random.Random, count: int, rules: Rules = RUBICON) -> tuple[int, int, int]:
+    """`count` random twin deals driven in lockstep: (steps compared, pairs that reached
+    the tricks, pairs compared)."""
     total = played = pairs = 0
-    for i in range(PAIRS):
+    for i in range(count):
         secret = rng.choice((ELDER, YOUNGER))
         computer = i % 2 == 1  # the computer in the observer's seat takes all it may
         n = 5 if computer and secret == YOUNGER else rng.randint(1, 5)
         takes = (n, 8 - n if computer and secret == ELDER else rng.randint(1, 8 - n))
         expose = rng.random() < 0.5
-        a, b = twin_deal(rng, secret, takes, expose)
+        a, b = twin_deal(rng, secret, takes, expose, rules)
         if a.hands == b.hands:
             continue
         out = lockstep(a, b, secret, rng, takes=takes, expose=expose,
@@ -181,9 +198,31 @@ def test_random_pairs_of_deals_look_the_same_to_the_other_seat() -> None:
         pairs += 1
         total += out.steps
         played += out.reached_play
+    return total, played, pairs
+
+
+def test_random_pairs_of_deals_look_the_same_to_the_other_seat() -> None:
+    rng = random.Random(20261201)
+    total, played, pairs = random_pairs(rng, PAIRS)
     # Not a vacuous pass: thousands of steps compared, many of them into the tricks.
     assert total >= 10 * PAIRS, (total, pairs)
     assert played >= PAIRS // 10, (played, pairs)
+
+
+# Every variant (RULES.md §8) but Rubicon Piquet as plain, fewer pairs each.
+VARIANTS = [Rules(game=g, cards_towards_pique=c, carte_rouge=r, tie=t)
+            for g in ("rubicon", "au_cent") for c in (False, True) for r in (False, True)
+            for t in (("two_more", "one_more") if g == "rubicon" else ("two_more",))][1:]
+VARIANT_PAIRS = max(20, PAIRS // 5)
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=lambda r: r.describe())
+def test_random_pairs_of_deals_look_the_same_to_the_other_seat_under_each_variant(
+        rules: Rules) -> None:
+    rng = random.Random(f"20261201:{rules.describe()}")
+    total, played, pairs = random_pairs(rng, VARIANT_PAIRS, rules)
+    assert total >= 10 * VARIANT_PAIRS, (total, pairs)
+    assert played >= VARIANT_PAIRS // 10, (played, pairs)
 
 
 def exchanged(elder: str, younger: str, stock: str, throws: tuple[str, str]) -> State:

@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 
 import engine
-from engine import Card, State
+from engine import Card, Rules, State
 from engine.rules import DiscardRule
+from engine.variants import RUBICON
 from tests.engine.kit import random_action
 
 PARTIES = int(os.environ.get("PIQUET_RANDOM_PARTIES", "2000"))
@@ -130,10 +131,10 @@ def assert_refused_unchanged(s: State, rng: random.Random, tried: Counter[str]) 
 
 
 def random_partie(seed: int, check_every: int = 1,
-                  tried: Counter[str] | None = None) -> State:
+                  tried: Counter[str] | None = None, rules: Rules = RUBICON) -> State:
     rng = random.Random(seed)
     tried = Counter() if tried is None else tried
-    s = engine.new_partie(seed=seed, packet=2 + seed % 2)
+    s = engine.new_partie(seed=seed, packet=2 + seed % 2, rules=rules)
     step = 0
     while s.step is not engine.Step.PARTIE_OVER:
         step += 1
@@ -150,10 +151,31 @@ def random_partie(seed: int, check_every: int = 1,
         if s.deal_number:
             assert_scores_add_up(s)
     assert s.result is not None
+    if rules.game == "au_cent":
+        assert_games_add_up(s)
+        return s
     assert s.result.totals == s.partie_scores()
-    assert len(s.sheet) in (6, 8)
+    assert len(s.sheet) in (6, rules.tie_deals)
     return s
 
+
+def assert_games_add_up(s: State) -> None:
+    """Piquet au cent's partie: each game is its deals' scores, won by the seat that
+    reached 100 (only it), a double when the other had under 50; three games win."""
+    assert s.result is not None and s.result.winner is not None
+    row = 0
+    tally = [0, 0]
+    for g in s.games:
+        deals = s.sheet[row:row + g.deals]
+        row += g.deals
+        assert g.scores == (sum(d[0] for d in deals), sum(d[1] for d in deals))
+        assert g.scores[g.winner] >= 100 > g.scores[1 - g.winner]
+        assert g.double == (g.scores[1 - g.winner] < 50)
+        tally[g.winner] += 2 if g.double else 1
+        assert max(tally) < 3 or g is s.games[-1]
+    assert row == len(s.sheet)
+    assert s.result.totals == tuple(tally) and tally[s.result.winner] >= 3
+    assert engine.view(s, 0)["games"]["won"] == tally
 
 @pytest.mark.parametrize("chunk", range(8))
 def test_random_parties_keep_every_invariant(chunk: int) -> None:
@@ -165,3 +187,19 @@ def test_random_parties_keep_every_invariant(chunk: int) -> None:
     assert len(seeds) >= 1
     # Every kind of junk action was refused somewhere, not only the first that fails.
     assert set(tried) == set(JUNK_KINDS), tried
+
+
+# Every combination of the variants (RULES.md §8), fewer parties each.
+EVERY_RULES = [Rules(game=g, cards_towards_pique=c, carte_rouge=r, tie=t)
+               for g in ("rubicon", "au_cent") for c in (False, True) for r in (False, True)
+               for t in (("two_more", "one_more") if g == "rubicon" else ("two_more",))]
+VARIANT_PARTIES = max(2, PARTIES // 250)
+
+
+@pytest.mark.parametrize("rules", EVERY_RULES, ids=lambda r: r.describe())
+def test_random_parties_under_every_rules_end_and_keep_every_invariant(rules: Rules) -> None:
+    tried: Counter[str] = Counter()
+    ended = [random_partie(10_000 + seed, tried=tried, rules=rules)
+             for seed in range(VARIANT_PARTIES)]
+    assert all(s.step is engine.Step.PARTIE_OVER and s.rules == rules for s in ended)
+    assert {"play", "discard", "call", "not a dict"} <= set(tried)
