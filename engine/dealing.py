@@ -72,6 +72,22 @@ def new_partie(
     """
     if packet not in (2, 3):
         raise ValueError("cards are dealt in twos or threes")
+    state = _blank(seed, _fixed_decks(hands, decks, packet), packet, first_dealer, rules,
+                   flow)
+    if first_dealer is not None:
+        if first_dealer not in (0, 1):
+            raise ValueError("first_dealer is seat 0 or 1")
+        state.pack = None if pack is None else check_pack(pack)
+        start_deal(state)
+        return state
+    _cut(state, seed)
+    return state
+
+
+def _fixed_decks(hands: Sequence[tuple[Cards, Cards, Cards]],
+                 decks: Sequence[Sequence[Card | str]], packet: int
+                 ) -> tuple[tuple[Card, ...], ...]:
+    """The first deals' packs a test or a tool gives, checked (`new_partie`)."""
     if hands and decks:
         raise ValueError("give the first deals as hands or as decks, not both")
     if hands:
@@ -80,8 +96,14 @@ def new_partie(
     for d in fixed:
         if sorted(d) != sorted(DECK):
             raise ValueError("a fixed deck must hold the 32 cards once each")
+    return fixed
+
+
+def _blank(seed: int, fixed: tuple[tuple[Card, ...], ...], packet: int,
+           first_dealer: int | None, rules: Rules, flow: Any) -> State:
+    """A partie before its cut: nothing dealt, nothing said."""
     empty: tuple[Card, ...] = ()
-    state = State(
+    return State(
         seed=seed, decks=fixed, packet=packet, step=Step.CHOOSE_DEALER, to_move=None,
         cut=None, cut_winner=None, first_dealer=first_dealer, deal_number=0,
         deals_in_partie=PARTIE_DEALS if rules.game == "rubicon" else None, dealer=None,
@@ -93,17 +115,13 @@ def new_partie(
         repique_seat=None, combos=(), shown=(), trick=(), trick_leader=0, tricks=(),
         tricks_won=(0, 0), led=False, events=(), bonuses=(), rules=rules, flow=flow,
     )
-    if first_dealer is not None:
-        if first_dealer not in (0, 1):
-            raise ValueError("first_dealer is seat 0 or 1")
-        state.pack = None if pack is None else check_pack(pack)
-        start_deal(state)
-        return state
-    # The cut (RULES.md §1): each seat cuts a card; the higher rank chooses; a tie re-cuts.
+
+
+def _cut(state: State, seed: int) -> None:
+    """The cut (RULES.md §1): each seat cuts a card; the higher rank chooses; a tie
+    re-cuts."""
     rng = random.Random(f"{seed}:cut")
-    attempt = 0
     while True:
-        attempt += 1
         a, b = rng.sample(DECK, 2)
         log(state, 0, "cut", f"Cuts the {a.name}")
         log(state, 1, "cut", f"Cuts the {b.name}")
@@ -114,7 +132,6 @@ def new_partie(
     state.cut_winner = 0 if a.rank > b.rank else 1
     state.to_move = state.cut_winner
     log(state, state.cut_winner, "cut", "Wins the cut and chooses who deals")
-    return state
 
 
 def _fresh_declarations() -> tuple[Declaration, Declaration, Declaration]:
