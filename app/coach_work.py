@@ -26,7 +26,7 @@ def _states(start: Start, entries: Sequence[str]
     decoded = (decode_entry(text) for text in entries)
     for seat, action, state in engine.replaying(start.seed, decoded,
                                                 first_dealer=start.first_dealer,
-                                                pack=start.first_pack):
+                                                pack=start.first_pack, rules=start.rules):
         assert isinstance(action, dict)
         yield seat, action, state
 

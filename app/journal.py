@@ -97,7 +97,8 @@ class Journal:
             assert change.entry is not None
             self.entries.append(encode_entry(change.entry))
         elif change.kind == "match":
-            self.start = Start(change.seed, change.first_dealer, change.first_pack)
+            self.start = Start(change.seed, change.first_dealer, change.first_pack,
+                               self.start.rules)  # (a room's rules are its own)
             self.entries = []
         return self.receipt(change.version)
 

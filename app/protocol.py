@@ -240,6 +240,34 @@ class Parts(_ViewPart):
     capot: int = 0
     pique: int = 0
     repique: int = 0
+    carte_rouge: int = 0  # under carte rouge (RULES.md §8)
+
+
+class RulesView(_ViewPart):
+    """The rules the partie is played under (engine.Rules.to_json: docs/engine-api.md)."""
+
+    game: Literal["rubicon", "au_cent"]
+    cards_towards_pique: bool
+    carte_rouge: bool
+    tie: Literal["two_more", "one_more"] | None = None  # Rubicon only
+
+
+class GameView(_ViewPart):
+    winner: Seat
+    scores: list[int]
+    double: bool  # won while the loser had under 50: it counts two
+    deals: int
+
+
+class GamesView(_ViewPart):
+    """Piquet au cent: the game under way (its number and scores), games won (a double
+    counting two), the games finished, and who has won the partie."""
+
+    number: int
+    scores: list[int]
+    won: list[int]
+    finished: list[GameView]
+    winner: Seat | None
 
 
 class ScoresView(_ViewPart):
@@ -260,7 +288,7 @@ class SeenView(_ViewPart):
 
 class BonusView(_ViewPart):
     seat: Seat
-    kind: Literal["carte_blanche", "repique", "pique", "capot", "cards"]
+    kind: Literal["carte_blanche", "repique", "pique", "capot", "cards", "carte_rouge"]
     points: int
 
 
@@ -305,7 +333,7 @@ class View(_ViewPart):
     step: str
     to_move: Seat | None
     deal_number: int
-    deals_in_partie: int
+    deals_in_partie: int | None  # None under au cent: games, not deals, decide
     dealer: Seat | None
     elder: Seat | None
     role: Literal["elder", "younger"] | None
@@ -331,6 +359,8 @@ class View(_ViewPart):
     result: ResultView | None
     log: list[LogLineView] | None = None  # engine.view(log=True); not in a state message
     legal: list[LegalEntry]
+    rules: RulesView
+    games: GamesView | None  # under au cent only
 
 
 class StateMessage(_ServerMessage):

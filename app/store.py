@@ -38,17 +38,21 @@ from typing import Any, Literal, NamedTuple, Protocol
 
 import orjson
 
+import engine
+
 log = logging.getLogger("piquet.store")
 Pack = tuple[str, ...]  # 32 card codes in dealing order
 
 
 class Start(NamedTuple):
     """Where a match started: the seed that cut, the first dealer when no cut chose
-    it, and the first deal's pack when the match began dealt."""
+    it, the first deal's pack when the match began dealt, and the rules it is played
+    under (the room's, kept in its options)."""
 
     seed: int
     first_dealer: int | None
     first_pack: Pack | None
+    rules: engine.Rules = engine.Rules()
 Entry = tuple[int, dict[str, Any], Pack | None]  # (seat, action, the pack it dealt)
 
 
