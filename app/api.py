@@ -12,6 +12,7 @@ from pydantic import BaseModel
 from app.pages import table_url
 from app.protocol import Level, Opponent, json_schema
 from app.registry import RoomRegistry, RoomsFullError, TooManyRooms
+from app.room_options import RoomOptions
 from app.runtime import LoopMonitor
 from app.security import NOT_A_ROOM, TOO_MANY_ROOMS, may_make_room, well_formed_room_id
 from app.settings import Settings
@@ -59,8 +60,10 @@ async def create_room(body: CreateRoom, request: Request) -> SeatGranted:
     if not may_make_room(request):
         raise HTTPException(429, TOO_MANY_ROOMS, headers={"Retry-After": "60"})
     try:
-        room, token = await _rooms(request).create(body.opponent, body.level,
-                                                   _address(request), body.practice)
+        options = RoomOptions(opponent=body.opponent,
+                              level=body.level if body.opponent == "computer" else None,
+                              practice=body.practice)
+        room, token = await _rooms(request).create(options, _address(request))
     except RoomsFullError as exc:
         raise HTTPException(503, str(exc)) from None
     except TooManyRooms as exc:

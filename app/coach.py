@@ -45,12 +45,16 @@ class Classroom(Protocol):
     room_id: str
     state: engine.State
     version: int
-    opponent: Opponent
-    level: Level | None
-    practice: bool
     closed: bool
     journal: Journal
     hints: tuple[bool, bool]  # may each seat ask for hints (`hints_at`)
+
+    @property
+    def opponent(self) -> Opponent: ...
+    @property
+    def level(self) -> Level | None: ...
+    @property
+    def practice(self) -> bool: ...
 
     def seat_connections(self, seat: int) -> list[Connection]: ...
 

@@ -16,6 +16,7 @@ from fastapi.templating import Jinja2Templates
 
 import engine
 from app.registry import RoomRegistry, RoomsFullError, TooManyRooms
+from app.room_options import RoomOptions
 from app.security import NOT_A_ROOM, TOO_MANY_ROOMS, may_make_room, well_formed_room_id
 from app.settings import Settings
 from app.ws import seat_cookie, seat_token
@@ -128,12 +129,11 @@ async def make_room(
         page.headers["Retry-After"] = "60"
         return page
     try:
-        room, token = await _rooms(request).create(
-            "computer" if opponent == "computer" else "friend",
-            "strong" if level == "strong" else "good" if level == "good" else "basic",
-            _address(request),
-            practice=opponent == "practice",
-        )
+        options = RoomOptions(
+            opponent="computer" if opponent == "computer" else "friend",
+            level="strong" if level == "strong" else "good" if level == "good" else "basic",
+            practice=opponent == "practice")
+        room, token = await _rooms(request).create(options, _address(request))
     except TooManyRooms as exc:
         return message_page(request, 429, "Too many open tables", str(exc),
                             action_label="Back to the lobby")

@@ -9,8 +9,9 @@ import asyncio
 import logging
 import secrets
 
-from app.protocol import CLOSE_ROOM_EXPIRED, Level, Opponent
+from app.protocol import CLOSE_ROOM_EXPIRED
 from app.room import Room
+from app.room_options import RoomOptions
 from app.room_setup import RoomSetup, new_token
 from app.store import StoreError, hash_token
 
@@ -138,14 +139,12 @@ class RoomRegistry:
         stored = await self.store.load(room_id)
         if stored is None:
             return None
-        opponent = stored.options["opponent"]
-        room = self._new_room(room_id, opponent, stored.seat_hashes[0],
-                              stored.options.get("level", "basic"), secret=stored.secret,
-                              practice=bool(stored.options.get("practice")))
         try:
+            room = Room(room_id, RoomOptions.from_json(stored.options), self.setup,
+                        maker_token_hash=stored.seat_hashes[0], secret=stored.secret)
             room.resume(stored)
         except Exception:
-            log.exception("room %s: its actions do not replay", room_id)
+            log.exception("room %s: its options or actions do not replay", room_id)
             return None
         self.rooms[room_id] = room
         self.moved["loaded"] += 1
@@ -155,20 +154,10 @@ class RoomRegistry:
             room.computer.poke()  # it resumes where it stopped
         return room
 
-    def _new_room(self, room_id: str, opponent: Opponent, maker_token_hash: str | None,
-                  level: Level = "basic", secret: str = "", practice: bool = False) -> Room:
-        return Room(room_id, opponent, self.setup, level=level,
-                    maker_token_hash=maker_token_hash, secret=secret, practice=practice)
-
-    async def create(self, opponent: Opponent, level: Level = "basic",
-                     address: str | None = None, practice: bool = False) -> tuple[Room, str]:
-        """A new room, made for a client at `address`; returns it and seat 0's token. An
-        unknown `level` is a ValueError; TooManyRooms when the address holds its share."""
-        from engine.computer import LEVELS
-
-        if level not in LEVELS:
-            raise ValueError(
-                f"Unknown computer level {level!r}: choose one of {', '.join(LEVELS)}.")
+    async def create(self, options: RoomOptions,
+                     address: str | None = None) -> tuple[Room, str]:
+        """A new room made with `options`, for a client at `address`; returns it and seat
+        0's token. TooManyRooms when the address holds its share."""
         self._check_share(address)
         if len(self.rooms) >= self.max_rooms:
             await self.sweep()
@@ -178,15 +167,15 @@ class RoomRegistry:
         while room_id in self.rooms:
             room_id = new_room_id()
         token = new_token()
-        room = self._new_room(room_id, opponent, hash_token(token), level, practice=practice)
+        room = Room(room_id, options, self.setup, maker_token_hash=hash_token(token))
         if self.store is not None:
             await self.store.create(room.stored())  # StoreError: no room made
         self.rooms[room_id] = room
         self.hold(room_id, address)
         for listener in self.listeners:
             listener(room)
-        log.info("room created room=%s opponent=%s level=%s rooms=%d", room_id, opponent,
-                 room.level, len(self.rooms))
+        log.info("room created room=%s opponent=%s level=%s rooms=%d", room_id,
+                 options.opponent, options.level, len(self.rooms))
         if room.computer is not None:
             room.computer.poke()  # it may have won the cut
         return room, token

@@ -34,6 +34,7 @@ from app.protocol import (
     Opponent,
     ReviewMessage,
 )
+from app.room_options import RoomOptions
 from app.room_setup import RoomSetup, new_token, secure_pack
 from app.seat_view import WATCHER, Snapshot, Working, error_text
 from app.seating import Seat, Seating
@@ -102,22 +103,21 @@ class Room:
     # Slots: one dict fewer per room (docs/reliability.md); __weakref__ for the tests that
     # check an expired room is freed.
     __slots__ = ("__weakref__", "_letting_go", "changed_at", "closed", "coach", "computer",
-                 "hints", "ids", "journal", "last_activity", "last_move", "level", "lock",
-                 "match", "notice", "opponent", "practice", "rematch", "room_id", "seating",
+                 "hints", "ids", "journal", "last_activity", "last_move", "lock",
+                 "match", "notice", "options", "rematch", "room_id", "seating",
                  "setup", "state", "trim", "used", "version", "working")
 
-    def __init__(self, room_id: str, opponent: Opponent, setup: RoomSetup, *,
-                 level: Level = "basic", maker_token_hash: str | None = None,
-                 secret: str = "", practice: bool = False) -> None:
+    def __init__(self, room_id: str, options: RoomOptions, setup: RoomSetup, *,
+                 maker_token_hash: str | None = None, secret: str = "") -> None:
         self.room_id = room_id
         self.setup = setup
-        self.level: Level | None = level if opponent == "computer" else None
-        self.opponent: Opponent = opponent
-        # A friend's table made for practice: both seats may ask for hints.
-        self.practice = practice and opponent == "friend"
+        # What the room was made with: the opponent, the computer's level, practice, the
+        # rules (app/room_options.py). Changed only when the free seat goes to the computer.
+        self.options = options
         self.lock = asyncio.Lock()
         self.ids = (MessageIds(), MessageIds())  # each seat's, checked by `submit`
-        self.state: engine.State = engine.new_partie(seed=setup.new_seed())
+        self.state: engine.State = engine.new_partie(seed=setup.new_seed(),
+                                                     rules=options.rules)
         # When the state last changed (the event loop's clock), and the timer that drops
         # the views' working once nobody has acted for TRIM_SECONDS (`_trim`).
         self.changed_at = 0.0
@@ -129,8 +129,8 @@ class Room:
                                setup.max_connections_per_seat)
         # Where every change is written before anyone is told (None: memory only), and
         # what the room keeps of its writes and receipts.
-        self.journal = Journal(room_id, setup.store, Start(self.state.seed, None, None),
-                               secret)
+        self.journal = Journal(room_id, setup.store,
+                               Start(self.state.seed, None, None, options.rules), secret)
         self.last_activity = setup.clock()
         # When the partie last changed (a move, a new match): a room that has gone longest
         # without one gives way first when every table is taken.
@@ -143,8 +143,8 @@ class Room:
         self.closed = False
         self._letting_go: asyncio.Task[None] | None = None
         self.computer: ComputerSeat | None = None
-        if opponent == "computer":
-            self._seat_computer(level)
+        if options.level is not None:
+            self._seat_computer(options.level)
         # Friend's table, partie over: the seats that pressed "Play again".
         self.rematch: set[int] = set()
         # Hints, reviews, the record (app/coach.py), and which seats may ask for hints.
@@ -167,22 +167,37 @@ class Room:
         self.seating.seats[1].token_hash = stored.seat_hashes[1]
         self.rematch = set(stored.rematch)
         computer = self.computer
+        rules = self.options.rules
         state = engine.new_partie(stored.seed, first_dealer=stored.first_dealer,
-                                  pack=stored.first_pack)
+                                  pack=stored.first_pack, rules=rules)
         for seat, action, state in engine.replaying(
                 stored.seed, stored.actions, why=DEALT_AGAIN, first_dealer=stored.first_dealer,
-                pack=stored.first_pack):
+                pack=stored.first_pack, rules=rules):
             if computer is not None and seat == COMPUTER_SEAT and isinstance(action, dict):
                 computer.replayed(stored.match, state.deal_number, action)
         self.state = state
         self.match, self.version = stored.match, stored.version
-        self.journal.resume(Start(stored.seed, stored.first_dealer, stored.first_pack),
+        self.journal.resume(Start(stored.seed, stored.first_dealer, stored.first_pack, rules),
                             stored.actions)
         # Played at (a move stored, or a match after the first).
         self.used = bool(stored.actions) or stored.match > 1
         self.seating.tell(self.snapshot(self.journal.receipt(self.version)))
 
     # --- what the seats and sockets are told ----------------------------------------------
+
+    @property
+    def opponent(self) -> Opponent:
+        return self.options.opponent
+
+    @property
+    def level(self) -> Level | None:
+        """The computer's level at a computer table; None with a friend."""
+        return self.options.level
+
+    @property
+    def practice(self) -> bool:
+        """A friend's table made for practice: both seats may ask for hints."""
+        return self.options.practice
 
     @property
     def seats(self) -> tuple[Seat, Seat]:
@@ -447,21 +462,20 @@ class Room:
         token's digest). Either needs seat 1 still free (SeatTaken)."""
         pack = self.setup.new_pack() if first_dealer is not None else None
         state = engine.new_partie(seed=self.setup.new_seed(), first_dealer=first_dealer,
-                                  pack=pack)
-        options = self.options()
+                                  pack=pack, rules=self.options.rules)
+        options = self.options
         if computer_level is not None:
-            options = {"opponent": "computer", "level": computer_level}
+            options = options.with_computer(computer_level)
         free = 1 if computer_level is not None or claim is not None else None
         if free is not None and self.seating.seats[free].token_hash is not None:
             raise SeatTaken(f"seat {free} is taken")
         receipt = await self._commit(Change(
             self.version + 1, "match", match=self.match + 1, seed=state.seed,
-            first_dealer=first_dealer, first_pack=pack, options=options, claim=claim,
+            first_dealer=first_dealer, first_pack=pack, options=options.to_json(), claim=claim,
             free=free))
         # Only once stored: a refused write changes nothing.
         if computer_level is not None:
-            self.opponent = "computer"
-            self.level = computer_level
+            self.options = options
             self._seat_computer(computer_level)
             self.hints = hints_at(self.opponent, self.practice)
         if claim is not None:
@@ -508,16 +522,6 @@ class Room:
         self.seating.tell(self.snapshot(receipt), first=first)
         if ended:
             self.coach.deal_ended(state.deal_number, state.step is engine.Step.PARTIE_OVER)
-
-    def options(self) -> dict[str, Any]:
-        """What the room is made with, as the store keeps it: the opponent, the
-        computer's level at a computer table, and whether a friend's table is for
-        practice."""
-        if self.level is not None:
-            return {"opponent": self.opponent, "level": self.level}
-        if self.practice:
-            return {"opponent": self.opponent, "practice": True}
-        return {"opponent": self.opponent}
 
     def _schedule_trim(self) -> None:
         try:
@@ -595,7 +599,7 @@ class Room:
 
     def stored(self) -> StoredRoom:
         """This room as a new entry for the store (its actions so far: none)."""
-        return StoredRoom(self.room_id, self.options(), self.state.seed, self.match,
+        return StoredRoom(self.room_id, self.options.to_json(), self.state.seed, self.match,
                           self.version, [s.token_hash for s in self.seating.seats],
                           first_dealer=self.state.first_dealer, rematch=sorted(self.rematch),
                           secret=self.journal.secret)

@@ -23,6 +23,7 @@ from tablekit import (
 )
 
 from app.registry import TooManyRooms
+from app.room_options import RoomOptions
 from app.security import ClientLimits
 
 # --- one client fills every table --------------------------------------------------------
@@ -297,10 +298,10 @@ def test_one_address_holds_at_most_its_share_of_rooms(templates_dir: Path) -> No
         registry = client.app.state.rooms  # type: ignore[attr-defined]
         call = client.portal.call  # type: ignore[union-attr]
         for _ in range(3):
-            call(lambda: registry.create("friend", "basic", "198.51.100.7"))
+            call(lambda: registry.create(RoomOptions("friend"), "198.51.100.7"))
         with pytest.raises(TooManyRooms):
-            call(lambda: registry.create("friend", "basic", "198.51.100.7"))
-        other, _ = call(lambda: registry.create("friend", "basic", "203.0.113.5"))
+            call(lambda: registry.create(RoomOptions("friend"), "198.51.100.7"))
+        other, _ = call(lambda: registry.create(RoomOptions("friend"), "203.0.113.5"))
         with pytest.raises(TooManyRooms):  # joining counts as holding
             call(lambda: registry.join(other, "198.51.100.7"))
         assert other.has_free_seat()
@@ -313,7 +314,7 @@ def test_one_address_holds_at_most_its_share_of_rooms(templates_dir: Path) -> No
         assert page.status_code == 429 and "tables open already" in page.text
         clock.advance(601)  # unplayed: they expire, and the share comes back
         call(registry.sweep)
-        call(lambda: registry.create("friend", "basic", "198.51.100.7"))
+        call(lambda: registry.create(RoomOptions("friend"), "198.51.100.7"))
         assert client.post("/api/rooms", json={"opponent": "friend"}).status_code == 201
 
 

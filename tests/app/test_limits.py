@@ -26,6 +26,7 @@ import engine
 from app.connection import Connection
 from app.protocol import ActionMessage
 from app.room import Room
+from app.room_options import RoomOptions
 from app.room_setup import RoomSetup
 from app.seat_view import presence
 from app.store import hash_token
@@ -134,7 +135,7 @@ class ReadingSocket:
 
 def test_a_socket_too_slow_to_read_is_dropped_and_delays_nobody() -> None:
     async def scenario() -> None:
-        room = Room("r", "friend", RoomSetup(clock=time.monotonic, new_seed=lambda: 1,
+        room = Room("r", RoomOptions("friend"), RoomSetup(clock=time.monotonic, new_seed=lambda: 1,
                                         new_pack=lambda: None))
         room.seats[1].token_hash = "friend"
         stalled_ws, reading_ws = StalledSocket(), ReadingSocket()
@@ -169,7 +170,7 @@ def test_a_send_queue_that_fills_up_closes_the_socket_with_1013() -> None:
     ends: the one past `queue_size` drops the socket (1013), and the room forgets it."""
 
     async def scenario() -> None:
-        room = Room("r", "friend", RoomSetup(clock=time.monotonic, new_seed=lambda: 1,
+        room = Room("r", RoomOptions("friend"), RoomSetup(clock=time.monotonic, new_seed=lambda: 1,
                                         new_pack=lambda: None))
         ws = StalledSocket()
         conn = Connection(ws, "r", 0, queue_size=4, ping_interval=3600)  # type: ignore[arg-type]
@@ -195,8 +196,8 @@ def test_a_socket_with_frames_queued_when_it_acts_gets_its_state_after_them() ->
 
     async def scenario() -> None:
         seed = next(s for s in range(1, 1000) if engine.new_partie(seed=s).cut_winner == 0)
-        room = Room("r", "friend", RoomSetup(clock=time.monotonic, new_seed=lambda: seed,
-                                        new_pack=lambda: None))
+        setup = RoomSetup(clock=time.monotonic, new_seed=lambda: seed, new_pack=lambda: None)
+        room = Room("r", RoomOptions("friend"), setup)
         room.seats[1].token_hash = hash_token("friend")
         ws = ReadingSocket()
         conn = Connection(ws, "r", 0, queue_size=4, ping_interval=3600)  # type: ignore[arg-type]
@@ -251,7 +252,7 @@ def test_a_socket_that_fell_behind_gets_the_newest_state_with_every_log_line() -
     the lines the socket has not had."""
 
     async def scenario() -> None:
-        room = Room("r", "friend", RoomSetup(clock=time.monotonic, new_seed=lambda: 7,
+        room = Room("r", RoomOptions("friend"), RoomSetup(clock=time.monotonic, new_seed=lambda: 7,
                                         new_pack=lambda: None))
         room.seats[1].token_hash = "friend"
 
@@ -290,7 +291,7 @@ def test_a_state_that_fails_to_be_written_closes_the_socket_with_1011(
     state out closes that socket with 1011 rather than leaving it silent."""
 
     async def scenario() -> None:
-        room = Room("r", "friend", RoomSetup(clock=time.monotonic, new_seed=lambda: 1,
+        room = Room("r", RoomOptions("friend"), RoomSetup(clock=time.monotonic, new_seed=lambda: 1,
                                         new_pack=lambda: None))
         def broken(*_: Any) -> tuple[str, Any]:
             raise RuntimeError("a bug in the view")

@@ -21,6 +21,7 @@ import engine
 from app import ws
 from app.connection import Connection
 from app.room import Room
+from app.room_options import RoomOptions
 from app.room_setup import RoomSetup
 from app.store import hash_token
 
@@ -60,7 +61,7 @@ def trace_one_move(opening: int) -> tuple[list[str], list[dict[str, Any]], int]:
     connected), the other seat's frames, and the room's version after it."""
 
     async def scenario() -> tuple[list[str], list[dict[str, Any]], int]:
-        room = Room("r", "friend", RoomSetup(clock=time.monotonic, new_seed=lambda: 3,
+        room = Room("r", RoomOptions("friend"), RoomSetup(clock=time.monotonic, new_seed=lambda: 3,
                                              new_pack=lambda: None))
         room.seats[1].token_hash = hash_token("friend")
         sockets = [Socket(), Socket()]

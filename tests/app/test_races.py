@@ -30,6 +30,7 @@ import engine
 from app.connection import PING_TEXT, Connection
 from app.protocol import ActionMessage, NewMatchMessage
 from app.room import Room
+from app.room_options import RoomOptions
 from app.room_setup import RoomSetup
 from app.store import hash_token
 from app.ws import dispatch
@@ -60,9 +61,9 @@ class HeldSocket:
 
 
 def a_room(opponent: str, seed: int) -> Room:
-    return Room("r", opponent, RoomSetup(clock=time.monotonic,  # type: ignore[arg-type]
-                                         new_seed=lambda: seed, new_pack=lambda: None,
-                                         policy=first_legal))
+    setup = RoomSetup(clock=time.monotonic, new_seed=lambda: seed, new_pack=lambda: None,
+                      policy=first_legal)
+    return Room("r", RoomOptions(opponent), setup)  # type: ignore[arg-type]
 
 
 def seed_where_cut_winner(seat: int) -> int:

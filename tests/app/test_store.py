@@ -450,7 +450,7 @@ def test_a_seat_given_to_the_computer_survives_a_restart(
         else:
             assert now["version"] == was.version
         assert now["room"]["opponent"] == "computer"
-        assert room.opponent == "computer" and room.options() == was.options()
+        assert room.opponent == "computer" and room.options == was.options
         assert room.computer is not None and room.computer.level == was.computer.level
         for seat in (0, 1):
             assert engine.view(room.state, seat) == engine.view(expected, seat)

@@ -33,6 +33,7 @@ from app.protocol import ComputerSeatMessage
 from app.redis_scripts import actions_key, room_key
 from app.redis_store import RedisStore
 from app.registry import RoomRegistry, random_seed
+from app.room_options import RoomOptions
 from app.room_setup import RoomSetup
 from app.store import (
     Change,
@@ -352,7 +353,7 @@ def test_a_seat_is_never_both_claimed_and_given_to_the_computer(
                                              store=s), max_rooms=1000, idle_seconds=600)
                       for s in stores]
         for _ in range(100):
-            room, _token = await registries[0].create("friend")
+            room, _token = await registries[0].create(RoomOptions("friend"))
             there = room if mode != "two processes" else await registries[1].find(room.room_id)
             assert there is not None
             maker = Maker()

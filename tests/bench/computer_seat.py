@@ -21,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import engine
 from app.room import Room
+from app.room_options import RoomOptions
 from app.room_setup import RoomSetup
 from engine.computer import choose
 from engine.selfplay import random_policy
@@ -43,7 +44,7 @@ def play(parties: int, seed: int = 1) -> Times:
     rng = random.Random(seed)
     for _ in range(parties):
         party_seed = rng.getrandbits(64)
-        room = Room("bench", "computer", RoomSetup(
+        room = Room("bench", RoomOptions("computer"), RoomSetup(
             clock=time.monotonic, new_seed=lambda seed=party_seed: seed,
             new_pack=lambda: None, policy=timed, max_connections_per_seat=1))
         seat = room.computer

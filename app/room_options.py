@@ -1,0 +1,71 @@
+"""What a room is made with and keeps for its life: one value, agreed before the cut.
+
+`RoomOptions` is read from the lobby's form or the API's body, kept by the store as
+JSON (`to_json` / `from_json`, the `options` of app/store.py's StoredRoom), and read
+by the room, the seat views and the pages. A new choice made when a table is made is a
+field here, its JSON key, and the place that reads it: nothing else carries it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import engine
+from app.protocol import Level, Opponent
+from engine.computer import LEVELS
+from engine.variants import RUBICON
+
+OPPONENTS: tuple[Opponent, ...] = ("computer", "friend")
+
+
+@dataclass(frozen=True, slots=True)
+class RoomOptions:
+    """opponent   "computer" or "friend" (a friend's seat may later go to the computer)
+    level      the computer's level at a computer table; None with a friend
+    practice   a friend's table where both seats may ask for hints
+    rules      the rules the partie is played under (engine.Rules, RULES.md §8)"""
+
+    opponent: Opponent = "computer"
+    level: Level | None = "basic"
+    practice: bool = False
+    rules: engine.Rules = RUBICON
+
+    def __post_init__(self) -> None:
+        if self.opponent not in OPPONENTS:
+            raise ValueError(f"the opponent is the computer or a friend, not {self.opponent!r}")
+        if self.opponent == "computer":
+            if self.level not in LEVELS:
+                raise ValueError(f"Unknown computer level {self.level!r}: choose one of "
+                                 f"{', '.join(LEVELS)}.")
+            if self.practice:
+                object.__setattr__(self, "practice", False)  # a computer table has hints
+        elif self.level is not None:
+            object.__setattr__(self, "level", None)
+
+    def with_computer(self, level: Level) -> RoomOptions:
+        """The same table, its free seat given to the computer at `level`."""
+        return replace(self, opponent="computer", level=level, practice=False)
+
+    def to_json(self) -> dict[str, Any]:
+        """As the store keeps them: the opponent, the level at a computer table, practice
+        when set, and the rules when they are not Rubicon Piquet's own."""
+        out: dict[str, Any] = {"opponent": self.opponent}
+        if self.level is not None:
+            out["level"] = self.level
+        if self.practice:
+            out["practice"] = True
+        if self.rules != RUBICON:
+            out["rules"] = self.rules.to_json()
+        return out
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> RoomOptions:
+        """From `to_json`'s form, and every earlier one the store may hold (a key left out
+        takes its default). ValueError for a value that makes no sense."""
+        opponent = obj.get("opponent", "computer")
+        rules = obj.get("rules")
+        return cls(opponent=opponent,
+                   level=obj.get("level", "basic") if opponent == "computer" else None,
+                   practice=bool(obj.get("practice", False)),
+                   rules=RUBICON if rules is None else engine.Rules.from_json(rules))
