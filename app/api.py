@@ -9,6 +9,7 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request
 from pydantic import BaseModel
 
+import engine
 from app.pages import table_url
 from app.protocol import Level, Opponent, json_schema
 from app.registry import RoomRegistry, RoomsFullError, TooManyRooms
@@ -24,6 +25,8 @@ class CreateRoom(BaseModel):
     opponent: Opponent
     level: Level = "basic"  # the computer's level (ignored with a friend)
     practice: bool = False  # a friend's table where both seats may ask for hints
+    # The rules (engine.Rules.to_json's form, docs/engine-api.md); left out: Rubicon Piquet.
+    rules: dict[str, Any] | None = None
 
 
 class SeatGranted(BaseModel):
@@ -60,9 +63,13 @@ async def create_room(body: CreateRoom, request: Request) -> SeatGranted:
     if not may_make_room(request):
         raise HTTPException(429, TOO_MANY_ROOMS, headers={"Retry-After": "60"})
     try:
-        options = RoomOptions(opponent=body.opponent,
-                              level=body.level if body.opponent == "computer" else None,
-                              practice=body.practice)
+        rules = engine.RUBICON if body.rules is None else engine.Rules.from_json(body.rules)
+    except ValueError as exc:
+        raise HTTPException(422, f"Unknown rules: {exc}") from None
+    options = RoomOptions(opponent=body.opponent,
+                          level=body.level if body.opponent == "computer" else None,
+                          practice=body.practice, rules=rules)
+    try:
         room, token = await _rooms(request).create(options, _address(request))
     except RoomsFullError as exc:
         raise HTTPException(503, str(exc)) from None

@@ -16,7 +16,7 @@ from fastapi.templating import Jinja2Templates
 
 import engine
 from app.registry import RoomRegistry, RoomsFullError, TooManyRooms
-from app.room_options import RoomOptions
+from app.room_options import RoomOptions, rules_from_form
 from app.security import NOT_A_ROOM, TOO_MANY_ROOMS, may_make_room, well_formed_room_id
 from app.settings import Settings
 from app.ws import seat_cookie, seat_token
@@ -115,6 +115,11 @@ async def make_room(
     opponent: Annotated[str, Form()] = "computer",
     level: Annotated[str, Form()] = "basic",
 ) -> Response:
+    form = await request.form()
+    try:
+        rules = rules_from_form({k: v for k, v in form.items() if isinstance(v, str)})
+    except ValueError as exc:
+        return message_page(request, 400, "Unknown rules", str(exc))
     if opponent not in ("computer", "friend", "practice"):
         return message_page(
             request, 400, "Unknown opponent",
@@ -132,7 +137,7 @@ async def make_room(
         options = RoomOptions(
             opponent="computer" if opponent == "computer" else "friend",
             level="strong" if level == "strong" else "good" if level == "good" else "basic",
-            practice=opponent == "practice")
+            practice=opponent == "practice", rules=rules)
         room, token = await _rooms(request).create(options, _address(request))
     except TooManyRooms as exc:
         return message_page(request, 429, "Too many open tables", str(exc),

@@ -8,13 +8,13 @@ field here, its JSON key, and the place that reads it: nothing else carries it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 import engine
 from app.protocol import Level, Opponent
 from engine.computer import LEVELS
-from engine.variants import RUBICON
 
 OPPONENTS: tuple[Opponent, ...] = ("computer", "friend")
 
@@ -29,7 +29,7 @@ class RoomOptions:
     opponent: Opponent = "computer"
     level: Level | None = "basic"
     practice: bool = False
-    rules: engine.Rules = RUBICON
+    rules: engine.Rules = engine.RUBICON
 
     def __post_init__(self) -> None:
         if self.opponent not in OPPONENTS:
@@ -55,7 +55,7 @@ class RoomOptions:
             out["level"] = self.level
         if self.practice:
             out["practice"] = True
-        if self.rules != RUBICON:
+        if self.rules != engine.RUBICON:
             out["rules"] = self.rules.to_json()
         return out
 
@@ -68,4 +68,20 @@ class RoomOptions:
         return cls(opponent=opponent,
                    level=obj.get("level", "basic") if opponent == "computer" else None,
                    practice=bool(obj.get("practice", False)),
-                   rules=RUBICON if rules is None else engine.Rules.from_json(rules))
+                   rules=engine.RUBICON if rules is None else engine.Rules.from_json(rules))
+
+
+def rules_from_form(fields: Mapping[str, str]) -> engine.Rules:
+    """The rules chosen in the lobby's form (templates/_rules_choice.html): `game`
+    ("rubicon" or "au_cent"), the `cards_towards_pique` and `carte_rouge` boxes, and
+    `tie` ("two_more" or "one_more"; under au cent, which has no tie, it is not read).
+    Nothing chosen: Rubicon Piquet. ValueError, in words, for a value not offered."""
+    game = fields.get("game") or "rubicon"
+    chosen: dict[str, Any] = {
+        "game": game,
+        "cards_towards_pique": fields.get("cards_towards_pique") in ("on", "true", "1"),
+        "carte_rouge": fields.get("carte_rouge") in ("on", "true", "1"),
+    }
+    if game != "au_cent":
+        chosen["tie"] = fields.get("tie") or "two_more"
+    return engine.Rules.from_json(chosen)

@@ -39,7 +39,7 @@ from engine.rules import (
     rubicon,
 )
 from engine.state import PARTS, Phase, Result, State, Step
-from engine.variants import Rules
+from engine.variants import RUBICON, Rules
 from engine.view import deal_log, public_view, view
 
 legal_actions = legal
@@ -50,6 +50,7 @@ __all__ = [
     "NO_SEAT",
     "PARTS",
     "RECORD_SCHEMA",
+    "RUBICON",
     "Action",
     "Answer",
     "Call",
