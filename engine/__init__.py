@@ -38,7 +38,7 @@ from engine.rules import (
     replaying,
     rubicon,
 )
-from engine.state import PARTS, Phase, Result, State, Step
+from engine.state import ALL_PARTS, PARTS, Phase, Result, State, Step
 from engine.variants import RUBICON, Rules
 from engine.view import deal_log, public_view, view
 
@@ -48,6 +48,7 @@ __all__ = [
     "CARD_NAMES",
     "DECK",
     "NO_SEAT",
+    "ALL_PARTS",
     "PARTS",
     "RECORD_SCHEMA",
     "RUBICON",
