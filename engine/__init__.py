@@ -45,10 +45,10 @@ from engine.view import deal_log, public_view, view
 legal_actions = legal
 
 __all__ = [
+    "ALL_PARTS",
     "CARD_NAMES",
     "DECK",
     "NO_SEAT",
-    "ALL_PARTS",
     "PARTS",
     "RECORD_SCHEMA",
     "RUBICON",
