@@ -1,8 +1,7 @@
 // coach.js: the hint marked on the table and its words; a deal's review; a reviewed
 // decision's position put back on the table, read-only. Fetched on first use (learn.js).
 
-import { h, fill } from "./kit.js";
-import { positionOf } from "./learn.js";
+import { h, fill, positionOf } from "./kit.js";
 
 const WHERE = { exchange: "the exchange", call: "a declaration", answer: "an answer", lesser: "a lesser call" };
 // Whole points as the review's text has them ("{:.0f}": a half to the even).

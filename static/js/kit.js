@@ -8,6 +8,8 @@ export const BONUS_NAMES = {
   cards: "The cards",
 };
 export const CATEGORY_NAMES = { point: "Point", sequence: "Sequence", set: "Set" };
+/** The view just before a reviewed decision, if this page has it. */
+export const positionOf = (ui, x) => (ui.reviews.get(x.deal) || {}).positions?.[x.step];
 export const PROMINENT_BONUSES = ["carte_blanche", "repique", "pique", "capot"];
 // "QH" -> "Queen of Hearts": sent once with the page, as states name cards by code only.
 const CARD_NAMES = JSON.parse(document.getElementById("card-names")?.textContent || "{}");

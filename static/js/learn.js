@@ -5,8 +5,6 @@
 import { h, fill } from "./kit.js";
 
 const over = (v) => v.phase.endsWith("_over");
-/** The view just before a reviewed decision, if this page has it. */
-export const positionOf = (ui, x) => (ui.reviews.get(x.deal) || {}).positions?.[x.step];
 
 let coach = null;
 let coming = null;

@@ -1,10 +1,10 @@
 // table.js: the socket's glue to the drawing; it keeps only what the player is choosing.
 
 import { TableSocket } from "./socket.js";
-import { h } from "./kit.js";
+import { h, positionOf } from "./kit.js";
 import { renderTable, renderPresence } from "./render.js";
 import { animate, announce, celebrate } from "./news.js";
-import { positionOf, coachReady } from "./learn.js";
+import { coachReady } from "./learn.js";
 
 const root = document.getElementById("table");
 const banner = document.getElementById("conn-banner");
