@@ -16,6 +16,12 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# The kinds of number the settings take.
+Seconds = Annotated[float, Field(ge=0)]  # a wait; 0 is allowed (tests)
+Period = Annotated[float, Field(gt=0)]  # a span or a rate that must be more than 0
+Count = Annotated[int, Field(ge=1)]
+AnyCount = Annotated[int, Field(ge=0)]  # a count that may be 0
+
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="PIQUET_", frozen=True)
@@ -23,56 +29,56 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: Annotated[int, Field(ge=0, le=65535)] = 8000
     # The computer seat waits this long before each of its moves, so a person can follow.
-    computer_delay: Annotated[float, Field(ge=0)] = 0.6
+    computer_delay: Seconds = 0.6
     # As elder it waits at least this long before its exchange, every deal alike (so the
     # wait tells nothing): time for a person holding carte blanche as younger to announce
     # it, which the rules allow only until elder has exchanged (RULES.md §2).
-    computer_exchange_delay: Annotated[float, Field(ge=0)] = 3.0
+    computer_exchange_delay: Seconds = 3.0
     # Before it chooses the dealer and before each lead it waits at least this long, every
     # time alike: the cut, or the trick just won, stays in view long enough to be seen.
-    computer_lead_delay: Annotated[float, Field(ge=0)] = 1.5
+    computer_lead_delay: Seconds = 1.5
     # Before a lead after a trick it won, at least this long: that trick stays in view
     # (after the person's own lead, its only look at the computer's winning card), unless
     # the person goes on sooner (the `go_on` message).
-    computer_trick_hold: Annotated[float, Field(ge=0)] = 2.5
+    computer_trick_hold: Seconds = 2.5
     # Once it has said something in a deal, its further declaring steps come this soon
     # (at most its usual pace): every deal alike, and longer than any level's decision.
-    computer_declare_delay: Annotated[float, Field(ge=0)] = 0.5
+    computer_declare_delay: Seconds = 0.5
     # The good and strong levels think in this many worker processes (0: in the event
     # loop, for tests; by default, one a CPU core), fed earliest deadline first
     # (app/pools.py), and move at this fixed pace (seconds after the change they
     # answer), at least their worst decision on one core, so the pace tells nothing.
-    computer_workers: Annotated[int, Field(ge=0)] = Field(
+    computer_workers: AnyCount = Field(
         default_factory=lambda: os.cpu_count() or 1)
     # Processes where hints, reviews and records are worked out (app/coach.py), apart
     # from the computer's (0: in the event loop, for tests).
-    teaching_workers: Annotated[int, Field(ge=0)] = 1
-    computer_pace: Annotated[float, Field(ge=0)] = 1.5
-    max_rooms: Annotated[int, Field(ge=1)] = 1000
-    room_idle_seconds: Annotated[float, Field(gt=0)] = 2 * 3600
+    teaching_workers: AnyCount = 1
+    computer_pace: Seconds = 1.5
+    max_rooms: Count = 1000
+    room_idle_seconds: Period = 2 * 3600
     # A room nobody has used (no action by a person, no friend in the other seat) expires
     # after this, and gives way first when max_rooms are open (issue 15).
-    room_unused_seconds: Annotated[float, Field(gt=0)] = 600
-    sweep_interval: Annotated[float, Field(gt=0)] = 60
+    room_unused_seconds: Period = 600
+    sweep_interval: Period = 60
     # New rooms per client address (the forwarded one, from a proxy in
     # FORWARDED_ALLOW_IPS): `rooms_per_minute` on average, `rooms_burst` at once.
-    rooms_per_minute: Annotated[float, Field(gt=0)] = 6
-    rooms_burst: Annotated[int, Field(ge=1)] = 10
+    rooms_per_minute: Period = 6
+    rooms_burst: Count = 10
     # Rooms one client address holds open at once (made or joined; the forwarded address
     # behind a trusted proxy), and how long a room must have gone without a move before
     # it may give way to a new one when every table is taken (issue 25).
-    rooms_per_address: Annotated[int, Field(ge=1)] = 10
-    room_give_way_seconds: Annotated[float, Field(ge=0)] = 300
+    rooms_per_address: Count = 10
+    room_give_way_seconds: Seconds = 300
     # The largest request body accepted (a form or the API's JSON is tens of bytes).
     max_body_bytes: Annotated[int, Field(ge=256)] = 8192
     # Connections (app/serving.py): a connection that has not sent a whole request head
     # within `header_timeout` seconds is closed; an idle keep-alive one after
     # `keep_alive_seconds`; past `max_connections` in all, or `max_connections_per_address`
     # from one address not in FORWARDED_ALLOW_IPS, a new connection is closed at once.
-    header_timeout: Annotated[float, Field(gt=0)] = 10
-    keep_alive_seconds: Annotated[int, Field(ge=1)] = 5
+    header_timeout: Period = 10
+    keep_alive_seconds: Count = 5
     max_connections: Annotated[int, Field(ge=16)] = 4000
-    max_connections_per_address: Annotated[int, Field(ge=1)] = 100
+    max_connections_per_address: Count = 100
     # Empty: only pages served from the same host as the request's Host header may connect.
     # NoDecode lets the variable be a plain comma-separated list as well as JSON.
     allowed_origins: Annotated[list[str], NoDecode] = []
@@ -86,14 +92,14 @@ class Settings(BaseSettings):
     # (none of X-Forwarded-For, Forwarded, X-Real-IP) gets the detail. Empty: loopback only.
     operator_token: str = ""
     max_message_bytes: Annotated[int, Field(ge=64)] = 4096
-    rate_limit_per_second: Annotated[float, Field(gt=0)] = 20
-    rate_limit_burst: Annotated[int, Field(ge=1)] = 40
-    send_queue_size: Annotated[int, Field(ge=1)] = 64
-    ping_interval: Annotated[float, Field(gt=0)] = 20
+    rate_limit_per_second: Period = 20
+    rate_limit_burst: Count = 40
+    send_queue_size: Count = 64
+    ping_interval: Period = 20
     # Sockets one client address may have watching one table (of its 16 watcher slots).
-    max_watchers_per_address: Annotated[int, Field(ge=1)] = 4
+    max_watchers_per_address: Count = 4
     # Several tabs of one browser may hold the same seat; beyond this the oldest is closed.
-    max_connections_per_seat: Annotated[int, Field(ge=1)] = 4
+    max_connections_per_seat: Count = 4
     # Frames above this are refused by uvicorn itself (close 1009), before the app sees them.
     ws_max_frame_bytes: Annotated[int, Field(ge=1024)] = 64 * 1024
     # permessage-deflate costs ~42 KiB of memory per socket and CPU per message, for
@@ -104,7 +110,7 @@ class Settings(BaseSettings):
     collector_tuning: bool = True
     # With collector_tuning: seconds between full passes of the cyclic collector (the
     # young ones run every 50 ms: app/runtime.py).
-    collector_full_seconds: Annotated[float, Field(gt=0)] = 3600
+    collector_full_seconds: Period = 3600
     # A thread that names what the event loop was running whenever it came round more than
     # 50 ms late (app/runtime.py, StallWatch): in /healthz?detail=1 and the minute's log line.
     watch_stalls: bool = True
@@ -116,13 +122,13 @@ class Settings(BaseSettings):
     # Each change waits for this many replicas to acknowledge it (WAIT) before anyone is
     # told; 0: Redis must fsync its append-only file before answering (appendfsync always,
     # checked at start). A cluster that fails over without losing a move needs 1.
-    redis_replicas: Annotated[int, Field(ge=0)] = 0
+    redis_replicas: AnyCount = 0
     # How long a change waits for the store to answer (sending it again: it is idempotent)
     # before the room is let go of as unknown (app/store.py).
-    store_patience: Annotated[float, Field(gt=0)] = 10.0
+    store_patience: Period = 10.0
     # How long one Redis command may take before it counts as unanswered (then sent
     # again, within the patience above).
-    redis_timeout: Annotated[float, Field(gt=0)] = 5.0
+    redis_timeout: Period = 5.0
     templates_dir: Path = ROOT / "templates"
     static_dir: Path = ROOT / "static"
     log_level: str = "info"
