@@ -74,22 +74,22 @@ class ComputerSeat:
     it never presses "Deal next hand": the person moves on when ready. It runs as
     a task so the person's action is answered at once; its moves come after.
 
-    Its level decides in `thinking` (a process pool: thinking never holds the event
-    loop), except basic, whose decision takes microseconds. Each move comes a fixed
+    Its level decides in `pool` (app/pools.py's ComputerPool: thinking never holds the
+    event loop), except basic, whose decision takes microseconds. Each move comes a fixed
     time after the change it answers -- the delay, or the level's pace when longer,
     or the exchange delay -- however long the thinking took, so the pace tells
     nothing about its cards (the pace must be at least the level's worst decision).
     """
 
     def __init__(self, room: Master, policy: Policy | None, pace: Pace, *,
-                 level: ComputerLevel = "basic", thinking: ComputerPool | None = None) -> None:
+                 level: ComputerLevel = "basic", pool: ComputerPool | None = None) -> None:
         self.room = room
         self._policy = policy
         self.level = level
         self.pace = pace
         # The level's own pace: strong's fixed one (good's worst fits the delay).
         self.level_pace = pace.strong if level == "strong" else 0.0
-        self.thinking = thinking
+        self.pool = pool
         self._task: asyncio.Task[None] | None = None
         # What waits out `pace`: tests replace it to see the wait asked for, or to hold it.
         self.sleep: Callable[[float], Awaitable[None]] = self._wait
@@ -165,13 +165,13 @@ class ComputerSeat:
     @property
     def thinks_apart(self) -> bool:
         """Good and strong think in a worker process, off the event loop."""
-        return self._policy is None and self.thinking is not None and self.level != "basic"
+        return self._policy is None and self.pool is not None and self.level != "basic"
 
     async def _decide(self, view: dict[str, Any], due: float) -> dict[str, Any]:
         """The level's decision, in a worker process when it `thinks_apart` (first among
         the decisions waiting there if its move is due first: app/pools.py)."""
-        if self.thinking is not None and self.thinks_apart:
-            action: dict[str, Any] = await self.thinking.decide(self.level, view, due)
+        if self.pool is not None and self.thinks_apart:
+            action: dict[str, Any] = await self.pool.decide(self.level, view, due)
             return action
         return self.policy(view)
 

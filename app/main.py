@@ -76,7 +76,7 @@ def room_setup(settings: Settings, *, clock: Clock, new_seed: SeedSource,
                new_pack: PackSource, policy: Policy | None,
                store: RoomStore | None) -> RoomSetup:
     """What every room is made with: the tests' replacements, the store, the computer's
-    pace from the settings and the teacher's processes."""
+    pace from the settings, and the computer's and the coach's worker pools."""
     return RoomSetup(
         clock=clock,
         new_seed=new_seed,
@@ -87,7 +87,7 @@ def room_setup(settings: Settings, *, clock: Clock, new_seed: SeedSource,
         computer_pace=Pace(settings.computer_delay, settings.computer_exchange_delay,
                            settings.computer_lead_delay, settings.computer_trick_hold,
                            settings.computer_declare_delay, settings.computer_pace),
-        thinking=computer_pool(settings),
+        computer_pool=computer_pool(settings),
         coach_pool=CoachPool(settings.teaching_workers),
     )
 

@@ -84,8 +84,8 @@ class RoomRegistry:
 
     def stop_workers(self) -> None:
         self.setup.coach_pool.stop()
-        if self.setup.thinking is not None:
-            self.setup.thinking.shutdown()
+        if self.setup.computer_pool is not None:
+            self.setup.computer_pool.shutdown()
 
     def __len__(self) -> int:
         return len(self.rooms)

@@ -154,11 +154,11 @@ class Room:
 
     def _seat_computer(self, level: Level) -> None:
         setup = self.setup
-        thinking = setup.thinking if level != "basic" else None
-        if thinking is not None:
-            thinking.start()  # its workers start with the first table that needs them
+        pool = setup.computer_pool if level != "basic" else None
+        if pool is not None:
+            pool.start()  # its workers start with the first table that needs them
         self.computer = ComputerSeat(self, setup.policy, setup.computer_pace, level=level,
-                                     thinking=thinking)
+                                     pool=pool)
         self.seating.computer = COMPUTER_SEAT
 
     def resume(self, stored: StoredRoom) -> None:

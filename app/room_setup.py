@@ -49,6 +49,6 @@ class RoomSetup:
     # strong think (None: in the event loop), and strong's pace.
     policy: Policy | None = None
     computer_pace: Pace = field(default_factory=Pace)
-    thinking: ComputerPool | None = None
+    computer_pool: ComputerPool | None = None
     # Where hints, reviews and records are worked out (app/coach.py).
     coach_pool: CoachPool = field(default_factory=lambda: CoachPool(0))

@@ -66,7 +66,7 @@ def test_good_and_strong_think_in_the_worker_pool(templates_dir: object, name: s
         made = client.post("/api/rooms", json={"opponent": "computer", "level": name}).json()
         room = room_of(client, made["room_id"])
         assert room.computer is not None
-        thinking = room.computer.thinking
+        thinking = room.computer.pool
         assert thinking is not None and isinstance(thinking.pool, ProcessPoolExecutor)
         person = SeatSocket(client, made["room_id"], made["token"])
         person.connect()

@@ -44,7 +44,7 @@ def main() -> None:
     ) as client:
         from engine.computer import warm
 
-        client.app.state.rooms.setup.thinking.start().submit(warm).result()  # up a while
+        client.app.state.rooms.setup.computer_pool.start().submit(warm).result()  # up a while
         made = client.post("/api/rooms", json={"opponent": "computer",
                                                "level": args.level}).json()
         person = SeatSocket(client, made["room_id"], made["token"])
