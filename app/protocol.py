@@ -298,6 +298,7 @@ class ResultView(_ViewPart):
     points: int
     rubiconed: bool
     text: str
+    abandoned: Seat | None = None  # the seat that left: the partie ended, abandoned by it
 
 
 class LogLineView(_ViewPart):
