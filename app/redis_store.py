@@ -136,12 +136,24 @@ class RedisStore(WritesByKind):
                 socket_timeout=timeout, socket_connect_timeout=timeout,
                 health_check_interval=1, connection_class=_connection_class())
             self.client = aioredis.Redis(connection_pool=pool)
-        self.sha = {name: hashlib.sha1(text.encode()).hexdigest()
-                    for name, text in SCRIPTS.items()}
+        self.scripts: dict[str, str] = {}
+        self.sha: dict[str, str] = {}
+        self.add_scripts(SCRIPTS)
         # Counted for /healthz?detail=1: sends again after a lost answer, waits that ran
         # out of patience.
         self.retries = 0
         self.unknown = 0
+
+    def add_scripts(self, scripts: dict[str, str]) -> None:
+        """More scripts to `run` by name (the lobby's: app/redis_lobby.py)."""
+        self.scripts.update(scripts)
+        self.sha.update({name: hashlib.sha1(text.encode()).hexdigest()
+                         for name, text in scripts.items()})
+
+    async def run(self, name: str, keys: list[str], args: list[Any]) -> Any:
+        """One of `scripts`, as a person waits for it: sent again while its answer is lost
+        (the script must be idempotent), for `UNSENT_PATIENCE` at most."""
+        return await self._call(name, keys, args, quick=True)
 
     # --- sending, with the retries that make an unknown outcome known ----------------------
 
@@ -158,7 +170,7 @@ class RedisStore(WritesByKind):
                     return await self.client.evalsha(self.sha[name], len(keys), *keys, *args)
                 return await self._with_wait(name, keys, args)
             except NoScriptError:
-                await self.client.script_load(SCRIPTS[name])
+                await self.client.script_load(self.scripts[name])
         raise StoreUnavailable(f"{name}: Redis forgot the script twice")
 
     async def _with_wait(self, name: str, keys: list[str], args: list[Any]) -> Any:

@@ -63,6 +63,13 @@ class Settings(BaseSettings):
     # it may give way to a new one when every table is taken (issue 25).
     rooms_per_address: Annotated[int, Field(ge=1)] = 10
     room_give_way_seconds: Annotated[float, Field(ge=0)] = 300
+    # The lobby (app/lobby.py): an open table leaves the list after waiting this long with
+    # nobody (its maker may list it again); one client address has at most this many
+    # tables listed at once; the changes of this many seconds go to each of the lobby's
+    # watchers in one message.
+    open_table_seconds: Annotated[float, Field(gt=0)] = 15 * 60
+    open_tables_per_address: Annotated[int, Field(ge=1)] = 3
+    lobby_coalesce: Annotated[float, Field(ge=0)] = 0.5
     # The largest request body accepted (a form or the API's JSON is tens of bytes).
     max_body_bytes: Annotated[int, Field(ge=256)] = 8192
     # Connections (app/serving.py): a connection that has not sent a whole request head

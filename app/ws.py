@@ -19,6 +19,7 @@ from starlette.routing import WebSocketRoute
 from starlette.types import Message, Receive, Scope, Send
 
 from app.connection import Connection
+from app.lobby_ws import LOBBY, lobby_socket
 from app.protocol import (
     CLIENT_TYPES,
     CLOSE_BAD_TOKEN,
@@ -26,6 +27,7 @@ from app.protocol import (
     CLOSE_GOING_AWAY,
     CLOSE_POLICY,
     CLOSE_UNKNOWN_ROOM,
+    AbandonMessage,
     ActionMessage,
     ClientMessage,
     ClientPing,
@@ -270,6 +272,8 @@ async def dispatch(room: Room, conn: Connection, msg: ClientMessage) -> None:
     elif isinstance(msg, ComputerSeatMessage):
         await room.submit(conn.seat, {"type": "computer_seat", "level": msg.level},
                           msg.version, conn, msg.id)
+    elif isinstance(msg, AbandonMessage):
+        await room.submit(conn.seat, {"type": "abandon"}, msg.version, conn, msg.id)
     elif isinstance(msg, GoOnMessage):
         room.go_on(conn, msg.version)
     elif isinstance(msg, HintMessage | ReviewMessage):
@@ -293,7 +297,8 @@ ROUTE_PATH = re.compile(r"/ws/([^/]+)")
 
 
 async def shortcut(scope: Scope, receive: Receive, send: Send) -> bool:
-    """A table's socket (`/ws/{room_id}`) straight to `table_socket`, past the middleware
+    """A table's socket (`/ws/{room_id}`) straight to `table_socket`, and the lobby's
+    (`/ws/lobby`) to `lobby_socket`, past the middleware
     and the router; False for anything else. Each layer of the stack keeps a coroutine
     frame (and wraps `send` and `receive`) for as long as a socket is open: ~9 KB a socket
     and a few microseconds a frame, with nothing to do for a socket (the Guard handles
@@ -304,6 +309,9 @@ async def shortcut(scope: Scope, receive: Receive, send: Send) -> bool:
     found = ROUTE_PATH.fullmatch(scope["path"])
     if found is None:
         return False
+    if found[1] == LOBBY:  # (never a room id: those are 16 characters)
+        await lobby_socket(WebSocket(scope, receive, send))
+        return True
     scope["path_params"] = {"room_id": found[1]}
     await table_socket(WebSocket(scope, receive, send))
     return True
