@@ -86,13 +86,13 @@ def display_name(text: str) -> str:
     name = unicodedata.normalize("NFC", text).strip()
     if not name:
         return ""
-    if len(name) > MAX_NAME:
-        raise NameRefused(f"A name is at most {MAX_NAME} characters; this one has "
-                          f"{len(name)}.")
     bad = next((ch for ch in name if not _allowed(ch)), None)
     if bad is not None:
         raise NameRefused(f"A name holds letters, digits, spaces and - _ . ' only: "
                           f"{_shown(bad)} is not allowed.")
+    if len(name) > MAX_NAME:
+        raise NameRefused(f"A name is at most {MAX_NAME} characters; this one has "
+                          f"{len(name)}.")
     reserved = RESERVED.get(look(name))
     if reserved is not None:
         raise NameRefused(f"{reserved}: choose another name.")

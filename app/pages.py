@@ -172,6 +172,14 @@ async def list_new_table(request: Request, room: Room, visitor: Visitor) -> None
     raise Refused(429, "Too many open tables", too_many_open(lobby.open_per_address))
 
 
+def open_wait(settings: Settings) -> str:
+    """How long an open table waits in the lobby, in words ("15 minutes")."""
+    seconds = settings.open_table_seconds
+    if seconds < 120:
+        return f"{seconds:g} seconds"
+    return f"{round(seconds / 60)} minutes"
+
+
 def too_many_open(limit: int) -> str:
     return (f"{limit} tables from your address are waiting in the lobby already. Sit down "
             "at one, or take one out of the lobby, before opening another.")
@@ -218,7 +226,7 @@ async def table(request: Request, room_id: str) -> Response:
         "room_url": table_url(request, room_id),
         "card_names": engine.CARD_NAMES,
         "seating": room.options.seating,
-        "open_minutes": round(_settings(request).open_table_seconds / 60),
+        "open_wait": open_wait(_settings(request)),
     }
     response = _templates(request).TemplateResponse(request, "table.html", context)
     if token is not None and not claim:
