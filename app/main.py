@@ -91,6 +91,8 @@ def room_setup(settings: Settings, *, clock: Clock, new_seed: SeedSource,
                            settings.computer_declare_delay, settings.computer_pace),
         thinking=computer_pool(settings),
         coach_pool=CoachPool(settings.teaching_workers),
+        away_seconds=settings.stranger_away_seconds,
+        abandon_seconds=settings.stranger_abandon_seconds,
     )
 
 

@@ -227,6 +227,8 @@ async def table(request: Request, room_id: str) -> Response:
         "card_names": engine.CARD_NAMES,
         "seating": room.options.seating,
         "open_wait": open_wait(_settings(request)),
+        "away_seconds": _settings(request).stranger_away_seconds,
+        "abandon_seconds": _settings(request).stranger_abandon_seconds,
     }
     response = _templates(request).TemplateResponse(request, "table.html", context)
     if token is not None and not claim:

@@ -70,6 +70,11 @@ class Settings(BaseSettings):
     open_table_seconds: Annotated[float, Field(gt=0)] = 15 * 60
     open_tables_per_address: Annotated[int, Field(ge=1)] = 3
     lobby_coalesce: Annotated[float, Field(ge=0)] = 0.5
+    # At a table of strangers, a player whose opponent has had no page open this long may
+    # give their seat to the computer, and after `stranger_abandon_seconds` end the partie
+    # as abandoned by them.
+    stranger_away_seconds: Annotated[float, Field(gt=0)] = 60
+    stranger_abandon_seconds: Annotated[float, Field(gt=0)] = 180
     # The largest request body accepted (a form or the API's JSON is tens of bytes).
     max_body_bytes: Annotated[int, Field(ge=256)] = 8192
     # Connections (app/serving.py): a connection that has not sent a whole request head

@@ -5,8 +5,6 @@
 import { h } from "./kit.js";
 import { sheet } from "./learn.js";
 
-const AWAY_S = 60; // then the other may give the seat to the computer
-const ABANDON_S = 180; // then end the partie, abandoned by the absent seat
 
 const LISTED = {
   listed: "Your table waits in the lobby for {wait}: anyone may sit down.",
@@ -88,21 +86,23 @@ function absence(root, msg) {
   awaySince = away == null ? null : Math.min(awaySince ?? Infinity, Date.now() - away * 1000);
   clearTimeout(ticking);
   if (!box) return;
+  // After these, the other may give the seat to the computer, then end the partie.
+  const [awayAfter, abandonAfter] = [+box.dataset.awayAfter, +box.dataset.abandonAfter];
   const seconds = awaySince == null ? 0 : (Date.now() - awaySince) / 1000;
-  box.hidden = seconds < AWAY_S;
+  box.hidden = seconds < awayAfter;
   if (box.hidden) {
-    if (awaySince != null) ticking = setTimeout(() => absence(root, last), (AWAY_S - seconds) * 1000 + 50);
+    if (awaySince != null) ticking = setTimeout(() => absence(root, last), (awayAfter - seconds) * 1000 + 50);
     return box.replaceChildren();
   }
   const name = other.name;
   const minutes = Math.floor(seconds / 60);
   const over = msg.view.phase === "partie_over";
   box.replaceChildren(
-    h("p", {}, minutes === 1 ? `${name} has been away for a minute.` : `${name} has been away for ${minutes} minutes.`),
+    h("p", {}, minutes < 1 ? `${name} is away from the table.` : minutes === 1 ? `${name} has been away for a minute.` : `${name} has been away for ${minutes} minutes.`),
     h("button", { type: "button", class: "button", "data-away": "computer" }, `Give ${name}'s seat to the computer`),
-    seconds >= ABANDON_S && !over ? h("button", { type: "button", class: "button", "data-away": "abandon" }, `End the partie: ${name} abandoned it`) : null
+    seconds >= abandonAfter && !over ? h("button", { type: "button", class: "button", "data-away": "abandon" }, `End the partie: ${name} abandoned it`) : null
   );
-  ticking = setTimeout(() => absence(root, last), 15000);
+  ticking = setTimeout(() => absence(root, last), Math.min(15, Math.max(1, abandonAfter - seconds)) * 1000);
 }
 
 function abandoned(root, msg) {

@@ -166,3 +166,34 @@ def test_an_open_tables_wait_runs_out_and_its_maker_may_wait_again(
     page.click("#listing-toggle")
     page.locator("#listing-status[data-listing=listed]").wait_for()
     lobby.locator(f"[data-list=open] [data-room='{room_id}']").wait_for()
+
+
+def test_a_stranger_who_leaves_and_the_partie_ended_as_abandoned(own_server: Any,
+                                                                   open_seat: Any) -> None:
+    """Away the setting's while (a second here), the other player is offered the computer,
+    then (two) to end the partie: it ends, abandoned by the absent one, and both are told."""
+    server = own_server(PIQUET_STRANGER_AWAY_SECONDS="1", PIQUET_STRANGER_ABANDON_SECONDS="2",
+                        **LOBBY_ENV)
+    a, b = open_seat(base_url=server), open_seat(base_url=server)
+    page_a, page_b = named(a, "Alice"), named(b, "Bob")
+    page_a.click("[data-quick]")
+    page_a.wait_for_url("**/r/**")
+    page_b.click("[data-quick]")
+    page_b.wait_for_url("**/r/**")
+    table = page_b.url
+    a.wait_ready()
+    page_a.wait_for_selector("[data-presence=connected]")
+    page_b.close()  # Bob leaves
+    offer = page_a.locator("#away")
+    offer.locator("[data-away=computer]").wait_for()
+    assert "Bob" in offer.inner_text()
+    offer.locator("[data-away=abandon]").click()
+    result = page_a.locator("#middle .result-text[data-abandoned='1']")
+    result.wait_for()
+    assert result.inner_text() == "Bob left the table, so the partie ended: abandoned by Bob."
+    assert page_a.locator("#middle .result-title").inner_text() == "You win the partie"
+    back = b.page.context.new_page()
+    back.goto(table)
+    told = back.locator("#middle .result-text[data-abandoned='1']")
+    told.wait_for()
+    assert told.inner_text() == "You left the table, so the partie ended: abandoned by you."
