@@ -99,7 +99,9 @@ class Connection:
 
     def _tick(self) -> None:
         """Once a ping interval (one timer per socket, not one per frame): ping a socket
-        that was sent nothing for an interval; close one silent for KEEPALIVE_MISSES."""
+        that was sent nothing, or that sent nothing, for an interval (a socket told of
+        changes all the time, a busy table's watcher or the lobby's, would otherwise never
+        be asked and be closed as silent); close one silent for KEEPALIVE_MISSES."""
         self._ticker = None
         if self.closing:
             return
@@ -110,7 +112,8 @@ class Connection:
             else:
                 self.close(CLOSE_KEEPALIVE, "No answer to ping.")
             return
-        if now - self.last_sent >= self.ping_interval and not self._frames:
+        quiet = now - self.last_sent >= self.ping_interval and not self._frames
+        if quiet or now - self.last_heard >= self.ping_interval:
             self.send(PING_TEXT)
         self._ticker = asyncio.get_running_loop().call_later(self.ping_interval, self._tick)
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from lobbykit import Browser, LobbyWatch
 from tablekit import FakeClock, SeatSocket, TestClient, next_move, room_of, serve
 
+from app.connection import Connection
 from app.lobby import Lobby
 from app.lobby_store import MemoryLobby, OpenTable
 
@@ -314,3 +315,40 @@ def test_many_changes_at_once_make_one_message_to_each_watcher() -> None:
         news = watcher.sent[1]["open"]
         assert isinstance(news, list) and len(news) == 40
         assert [t["name"] for t in news][:2] == ["Player 39", "Player 38"]  # newest first
+
+
+class Reader:
+    """A client that reads every frame, and answers a ping (as the pages do)."""
+
+    def __init__(self) -> None:
+        self.frames: list[str] = []
+        self.closes: list[int] = []
+        self.conn: Connection | None = None
+
+    async def send_text(self, text: str) -> None:
+        self.frames.append(text)
+        if '"ping"' in text and self.conn is not None:
+            self.conn.heard()  # its pong
+
+    async def close(self, code: int = 1000, reason: str | None = None) -> None:
+        self.closes.append(code)
+
+
+def test_a_socket_told_of_changes_all_the_time_is_still_asked_whether_it_is_alive() -> None:
+    """A lobby watcher (or a busy table's) is sent something every moment and sends
+    nothing itself: it is pinged all the same, and kept while it answers (it was never
+    pinged, and was closed as silent after three intervals)."""
+
+    async def scenario() -> Reader:
+        client = Reader()
+        conn = client.conn = Connection(client, "lobby", -1, queue_size=64,  # type: ignore[arg-type]
+                                        ping_interval=0.05)
+        conn.start()
+        for _ in range(60):  # 0.6 s: twelve intervals, a change every 10 ms
+            conn.send('{"type": "lobby"}')
+            await asyncio.sleep(0.01)
+        await conn.stop()
+        return client
+
+    client = asyncio.run(scenario())
+    assert '{"type":"ping"}' in client.frames and client.closes == []

@@ -1,0 +1,237 @@
+"""The lobby under watch (issue 37): many lobby sockets open while tables are opened,
+joined and taken out of the list at a steady rate; how late each change reaches each
+watcher, and how late the server's event loop runs meanwhile.
+
+    .venv/bin/python tests/bench/lobby.py [--watchers 1000] [--rate 20] [--seconds 60]
+        [--coalesce 0.5]
+
+Starts `python -m app` (tests/serverproc.py; rooms in its memory, the lobby's too), opens
+`--watchers` sockets on `/ws/lobby`, then makes `--rate` changes a second for
+`--seconds`: in turn a table opened to anyone (POST /api/rooms, seating "open"), a second
+one, the first joined (POST /api/rooms/{id}/join) and the second taken out of the lobby
+(POST /r/{id}/listing). A change's time is when its request was sent; each watcher notes
+when a message first tells it (the table in `open`, or its id in `gone`: a table opened
+and gone within one message's window is told as gone only). The delivery
+latency is the difference, for every change and every watcher. The server's loop lag is
+its own (/healthz?detail=1, the minutes of play); the bench's client loop is timed too, as
+a late client makes latencies look longer than the server made them.
+
+The last line prints the p99 delivery latency (target: under 1 s) and the server's loop
+lag p99 and max over the play (target: under 50 ms).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+import httpx
+import orjson
+from websockets.asyncio.client import connect
+
+from tests.serverproc import AppProcess
+
+OPERATOR_TOKEN = "lobby-bench"
+
+
+class Watcher:
+    """One lobby socket: when it was first told of each change."""
+
+    def __init__(self) -> None:
+        self.seen: dict[tuple[str, str], float] = {}
+        self.messages = 0
+
+    async def run(self, url: str, ready: asyncio.Event, stop: asyncio.Event) -> None:
+        async with connect(url, proxy=None, open_timeout=60, max_queue=None) as ws:
+            await ws.recv()  # the lists, first
+            ready.set()
+            while not stop.is_set():
+                try:
+                    text = await asyncio.wait_for(ws.recv(), 1.0)
+                except TimeoutError:
+                    continue
+                now = time.monotonic()
+                msg = orjson.loads(text)
+                if msg["type"] == "ping":
+                    await ws.send('{"type": "pong"}')
+                    continue
+                self.messages += 1
+                for table in msg["open"]:
+                    self.seen.setdefault(("open", table["room_id"]), now)
+                for room_id in msg["gone"]:
+                    self.seen.setdefault(("gone", room_id), now)
+
+
+class LoopLag:
+    """How late this process's own loop runs (a late client inflates latencies)."""
+
+    def __init__(self) -> None:
+        self.lags: list[float] = []
+
+    async def run(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            asked = time.monotonic()
+            await asyncio.sleep(0.05)
+            self.lags.append(time.monotonic() - asked - 0.05)
+
+
+async def changes(base: str, rate: float, seconds: float,
+                  made: dict[tuple[str, str], float]) -> int:
+    """`rate` changes a second for `seconds`, each sent on its tick without waiting for the
+    one before; `made` gets each change's time (sent). Returns how many failed."""
+    failures = 0
+    opened: list[dict[str, Any]] = []
+    limits = httpx.Limits(max_connections=200, max_keepalive_connections=50)
+    # The makers' browser, and another that joins (a browser never sits at its own).
+    async with httpx.AsyncClient(base_url=base, trust_env=False, timeout=30,
+                                 limits=limits) as http, \
+            httpx.AsyncClient(base_url=base, trust_env=False, timeout=30,
+                              limits=limits) as joiner:
+
+        async def open_table() -> None:
+            nonlocal failures
+            sent = time.monotonic()
+            answer = await http.post("/api/rooms", json={"opponent": "friend",
+                                                         "seating": "open"})
+            if answer.status_code != 201:
+                failures += 1
+                return
+            table = answer.json()
+            made[("open", table["room_id"])] = sent
+            opened.append(table)
+
+        async def join_or_unlist(n: int) -> None:
+            nonlocal failures
+            if not opened:
+                return
+            table = opened.pop(0)
+            sent = time.monotonic()
+            if n % 2:
+                answer = await joiner.post(f"/api/rooms/{table['room_id']}/join")
+            else:
+                answer = await http.post(
+                    f"/r/{table['room_id']}/listing", json={"listed": False},
+                    cookies={f"piquet_seat_{table['room_id']}": table["token"]})
+            if answer.status_code != 200:
+                failures += 1
+                return
+            made[("gone", table["room_id"])] = sent
+
+        tasks = []
+        start = time.monotonic()
+        for n in range(int(rate * seconds)):
+            await asyncio.sleep(max(0.0, start + n / rate - time.monotonic()))
+            work = open_table() if n % 4 < 2 else join_or_unlist(n)
+            tasks.append(asyncio.create_task(work))
+        await asyncio.gather(*tasks)
+    return failures
+
+
+async def server_lag(base: str, stop: asyncio.Event, windows: list[dict[str, Any]]) -> None:
+    """The server's loop, every 2 s: each minute completed meanwhile, and at the end the
+    minute under way."""
+    headers = {"X-Operator-Token": OPERATOR_TOKEN}
+    async with httpx.AsyncClient(base_url=base, trust_env=False, timeout=30,
+                                 headers=headers) as http:
+        seen = (await http.get("/healthz", params={"detail": 1})).json()["loop"]["windows"]
+        while True:
+            loop = (await http.get("/healthz", params={"detail": 1})).json()["loop"]
+            if loop["windows"] > seen:
+                seen = loop["windows"]
+                windows.append(loop["last"])
+            if stop.is_set():
+                windows.append(loop["now"])
+                return
+            await asyncio.sleep(2)
+
+
+async def bench(args: argparse.Namespace, base: str) -> None:
+    url = base.replace("http://", "ws://") + "/ws/lobby"
+    watchers = [Watcher() for _ in range(args.watchers)]
+    stop, client_stop = asyncio.Event(), asyncio.Event()
+    ready = [asyncio.Event() for _ in watchers]
+    running = []
+    for watcher, event in zip(watchers, ready, strict=True):
+        running.append(asyncio.create_task(watcher.run(url, event, stop)))
+        await asyncio.sleep(0.002)  # a thousand sockets, opened over two seconds or so
+    await asyncio.wait_for(asyncio.gather(*(e.wait() for e in ready)), 120)
+    print(f"{len(watchers)} lobby sockets open", flush=True)
+    client = LoopLag()
+    lagging = asyncio.create_task(client.run(client_stop))
+    windows: list[dict[str, Any]] = []
+    lag_task = asyncio.create_task(server_lag(base, client_stop, windows))
+    made: dict[tuple[str, str], float] = {}
+    failures = await changes(base, args.rate, args.seconds, made)
+    await asyncio.sleep(3)  # the last changes' messages, coalesced
+    stop.set()
+    client_stop.set()
+    await asyncio.gather(*running, lagging, lag_task)
+    report(watchers, made, failures, client, windows)
+
+
+def report(watchers: list[Watcher], made: dict[tuple[str, str], float], failures: int,
+           client: LoopLag, windows: list[dict[str, Any]]) -> None:
+    # A table opened and gone within one message's window is told as gone only (the
+    # net change): its opening is told then too.
+    latencies = []
+    missed = 0
+    for w in watchers:
+        for (kind, room_id), at in made.items():
+            told = [w.seen.get((k, room_id)) for k in (("open", "gone") if kind == "open"
+                                                        else ("gone",))]
+            when = min((t for t in told if t is not None), default=None)
+            if when is None:
+                missed += 1
+            else:
+                latencies.append(when - at)
+    latencies.sort()
+    p50 = statistics.median(latencies) * 1000
+    p99 = latencies[int(0.99 * (len(latencies) - 1))] * 1000
+    messages = statistics.mean(w.messages for w in watchers)
+    client.lags.sort()
+    client_p99 = client.lags[int(0.99 * (len(client.lags) - 1))] * 1000
+    print(f"{len(made)} changes ({failures} requests failed), each to {len(watchers)} "
+          f"watchers: {len(latencies)} deliveries, {missed} never told; "
+          f"{messages:.0f} messages a watcher", flush=True)
+    print(f"delivery latency p50 {p50:.0f} ms, p99 {p99:.0f} ms, max "
+          f"{latencies[-1] * 1000:.0f} ms; the bench's own loop lag p99 {client_p99:.0f} ms, "
+          f"max {client.lags[-1] * 1000:.0f} ms")
+    for window in windows:
+        print(f"  server minute of {window['window_s']:.0f} s: loop lag p99 "
+              f"{window['lag_p99_ms']:.1f} ms, max {window['lag_max_ms']:.1f} ms")
+    lag_p99 = max(w["lag_p99_ms"] for w in windows)
+    lag_max = max(w["lag_max_ms"] for w in windows)
+    print(f"lobby: p99 delivery {p99:.0f} ms (target < 1000), server loop lag p99 "
+          f"{lag_p99:.1f} ms, max {lag_max:.1f} ms (target < 50)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--watchers", type=int, default=1000)
+    parser.add_argument("--rate", type=float, default=20.0)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--coalesce", type=float, default=0.5)
+    args = parser.parse_args()
+    log = Path(tempfile.mkdtemp(prefix="lobby-bench-")) / "server.log"
+    server = AppProcess(
+        log, PIQUET_OPERATOR_TOKEN=OPERATOR_TOKEN, PIQUET_LOBBY_COALESCE=str(args.coalesce),
+        PIQUET_OPEN_TABLES_PER_ADDRESS="100000", PIQUET_MAX_ROOMS="100000",
+        PIQUET_MAX_CONNECTIONS="20000", PIQUET_MAX_CONNECTIONS_PER_ADDRESS="20000",
+        PIQUET_COMPUTER_WORKERS="0", PIQUET_TEACHING_WORKERS="0").start()
+    try:
+        asyncio.run(bench(args, server.http))
+    finally:
+        server.kill()
+        print(f"(server log: {log})", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
