@@ -14,12 +14,12 @@ import engine
 from app.names import NameRefused, guest_name
 from app.pages import list_new_table, table_url
 from app.protocol import Level, Opponent, Seating, json_schema
-from app.registry import RoomRegistry, RoomsFullError, TooManyRooms
+from app.registry import RoomsFullError, TooManyRooms
 from app.room_options import RoomOptions
 from app.runtime import LoopMonitor
 from app.security import NOT_A_ROOM, TOO_MANY_ROOMS, may_make_room, well_formed_room_id
 from app.settings import Settings
-from app.sitting import Refused, remember, sit_down, visitor_of
+from app.sitting import Refused, address_of, remember, rooms_of, sit_down, visitor_of
 
 router = APIRouter()
 
@@ -58,16 +58,6 @@ class Health(BaseModel):
     store: dict[str, Any] | None = None
 
 
-def _rooms(request: Request) -> RoomRegistry:
-    rooms: RoomRegistry = request.app.state.rooms
-    return rooms
-
-
-def _address(request: Request) -> str:
-    """The client's address (the forwarded one behind a trusted proxy)."""
-    return request.client.host if request.client else "?"
-
-
 @router.post("/api/rooms", status_code=201)
 async def create_room(body: CreateRoom, request: Request) -> JSONResponse:
     if not may_make_room(request):
@@ -84,7 +74,7 @@ async def create_room(body: CreateRoom, request: Request) -> JSONResponse:
                           practice=body.practice, rules=rules, seating=body.seating,
                           watching=body.watching, names=(visitor.name or guest_name(), ""))
     try:
-        room, token = await _rooms(request).create(options, _address(request))
+        room, token = await rooms_of(request).create(options, address_of(request))
         if options.seating == "open":
             await list_new_table(request, room, visitor)
     except RoomsFullError as exc:
@@ -105,7 +95,7 @@ async def join_room(room_id: str, request: Request, body: JoinRoom | None = None
                     ) -> SeatGranted:
     if not well_formed_room_id(room_id):
         raise HTTPException(404, NOT_A_ROOM)
-    room = await _rooms(request).find(room_id, arriving=True)
+    room = await rooms_of(request).find(room_id, arriving=True)
     if room is None:
         raise HTTPException(404, "No such table (it may have expired).")
     try:
@@ -147,11 +137,11 @@ async def healthz(request: Request, detail: bool = False) -> Health:
     """`{"status": "ok", "rooms": N}`; with ?detail=1, for an operator only, the loop's
     figures too (anyone else gets the plain answer: which code stalls, and how the
     collector runs, are not a visitor's business)."""
-    rooms = len(_rooms(request))
+    rooms = len(rooms_of(request))
     if not detail or not operator(request):
         return Health(status="ok", rooms=rooms)
     monitor: LoopMonitor = request.app.state.monitor
-    registry = _rooms(request)
+    registry = rooms_of(request)
     store: dict[str, Any] | None = None
     if registry.store is not None:
         store = {"name": registry.store.name,

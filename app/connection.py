@@ -17,9 +17,12 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Coroutine
 from dataclasses import dataclass
+from typing import Any
 
 from fastapi import WebSocket
+from starlette.types import Message
 
 from app import seat_view
 from app.protocol import CLOSE_INTERNAL, CLOSE_KEEPALIVE, CLOSE_TOO_SLOW, ServerPing
@@ -119,6 +122,30 @@ class Connection:
 
     def heard(self) -> None:
         self.last_heard = time.monotonic()
+
+    async def serve(self, reading: Coroutine[Any, Any, None]) -> None:
+        """Run `reading`, the socket's receive loop, as its reader: a task of its own,
+        which `drop` may cancel while it waits for a frame (a client that stopped reading
+        may never send again either); that cancel ends it quietly."""
+        self.reader = asyncio.create_task(reading)
+        try:
+            await self.reader
+        except asyncio.CancelledError:
+            if not self.reader.cancelled() or not self.dropped:
+                raise  # the handler itself was cancelled (shutdown): not ours to swallow
+
+    async def next_frame(self) -> Message | None:
+        """The client's next frame (noted as heard from), or None once it has gone. Only
+        while waiting here may a dropped socket's reader be cancelled, never mid-frame."""
+        self.receiving = True
+        try:
+            frame = await self.websocket.receive()
+        finally:
+            self.receiving = False
+        if frame["type"] == "websocket.disconnect":
+            return None
+        self.heard()
+        return frame
 
     def send(self, text: str) -> bool:
         """Queue a frame; never waits. False if the socket is closing or was just dropped."""

@@ -22,7 +22,7 @@ from app.pages import message_page, open_wait, seated_response, table_url, too_m
 from app.registry import RoomsFullError, TooManyRooms
 from app.room import Room
 from app.room_options import RoomOptions, rules_from_form
-from app.security import NOT_A_ROOM, TOO_MANY_ROOMS, may_make_room, well_formed_room_id
+from app.security import TOO_MANY_ROOMS, may_make_room
 from app.settings import Settings
 from app.sitting import (
     Refused,
@@ -32,6 +32,7 @@ from app.sitting import (
     remember,
     rooms_of,
     sit_down,
+    table_for,
     visitor_of,
 )
 from app.ws import seat_token
@@ -217,11 +218,9 @@ class Listed(BaseModel):
 async def listing(body: Listed, request: Request, room_id: str) -> Response:
     """The maker of an open table waiting for a player lists it again (from now) or takes
     it out of the lobby; its page is told (room.listing)."""
-    if not well_formed_room_id(room_id):
-        return JSONResponse({"detail": NOT_A_ROOM}, 404)
-    room = await rooms_of(request).find(room_id, arriving=True)
-    if room is None:
-        return JSONResponse({"detail": "No such table (it may have expired)."}, 404)
+    room = await table_for(request, room_id)
+    if not isinstance(room, Room):
+        return room  # (a 404)
     seat = room.seat_for_token(seat_token(request.cookies, room_id))
     if seat != 0 or not room.waiting_for_stranger():
         return JSONResponse({"detail": "Only the maker of a table waiting for anyone to "

@@ -9,7 +9,6 @@ seat's size, and a client address has the site's cap on connections (app/serving
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 import orjson
@@ -45,27 +44,18 @@ async def lobby_socket(websocket: WebSocket) -> None:
     limit = RateLimit(settings.rate_limit_per_second, settings.rate_limit_burst)
     conn.start()
     lobby.watch(conn)
-    conn.reader = asyncio.create_task(_receive_loop(websocket, conn, limit))
     try:
-        await conn.reader
-    except asyncio.CancelledError:
-        if not conn.reader.cancelled() or not conn.dropped:
-            raise  # this handler itself was cancelled (shutdown)
+        await conn.serve(_receive_loop(conn, limit))
     finally:
         lobby.unwatch(conn)
         await conn.stop()
 
 
-async def _receive_loop(websocket: WebSocket, conn: Connection, limit: RateLimit) -> None:
+async def _receive_loop(conn: Connection, limit: RateLimit) -> None:
     while not conn.dropped:
-        conn.receiving = True
-        try:
-            frame = await websocket.receive()
-        finally:
-            conn.receiving = False
-        if frame["type"] == "websocket.disconnect":
+        frame = await conn.next_frame()
+        if frame is None:
             return
-        conn.heard()
         if conn.closing:
             continue
         if not limit.take():

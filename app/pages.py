@@ -16,12 +16,23 @@ from fastapi.templating import Jinja2Templates
 
 import engine
 from app.names import guest_name
-from app.registry import RoomRegistry, RoomsFullError, TooManyRooms
+from app.registry import RoomsFullError, TooManyRooms
 from app.room import Room
 from app.room_options import RoomOptions, rules_from_form
-from app.security import NOT_A_ROOM, TOO_MANY_ROOMS, may_make_room, well_formed_room_id
+from app.security import TOO_MANY_ROOMS, may_make_room, well_formed_room_id
 from app.settings import Settings
-from app.sitting import Refused, Visitor, lobby_of, over_https, remember, sit_down, visitor_of
+from app.sitting import (
+    Refused,
+    Visitor,
+    address_of,
+    lobby_of,
+    over_https,
+    remember,
+    rooms_of,
+    sit_down,
+    table_for,
+    visitor_of,
+)
 from app.ws import seat_cookie, seat_token
 from engine.computer import LEVELS
 
@@ -34,16 +45,6 @@ COOKIE_MAX_AGE = 7 * 24 * 3600
 def _templates(request: Request) -> Jinja2Templates:
     templates: Jinja2Templates = request.app.state.templates
     return templates
-
-
-def _rooms(request: Request) -> RoomRegistry:
-    rooms: RoomRegistry = request.app.state.rooms
-    return rooms
-
-
-def _address(request: Request) -> str:
-    """The client's address (the forwarded one behind a trusted proxy)."""
-    return request.client.host if request.client else "?"
 
 
 def _settings(request: Request) -> Settings:
@@ -120,7 +121,7 @@ async def make_room(
         page.headers["Retry-After"] = "60"
         return page
     try:
-        room, token = await _rooms(request).create(options, _address(request))
+        room, token = await rooms_of(request).create(options, address_of(request))
         if options.seating == "open":
             await list_new_table(request, room, visitor)
     except TooManyRooms as exc:
@@ -165,10 +166,10 @@ async def list_new_table(request: Request, room: Room, visitor: Visitor) -> None
     """An open table just made goes on the lobby's list; Refused (and the table is not
     kept) when the maker's address has its share of tables listed already."""
     lobby = lobby_of(request)
-    if await lobby.list_table(room, _address(request), visitor.digest):
+    if await lobby.list_table(room, address_of(request), visitor.digest):
         room.set_listing("listed")
         return
-    await _rooms(request).discard(room)
+    await rooms_of(request).discard(room)
     raise Refused(429, "Too many open tables", too_many_open(lobby.open_per_address))
 
 
@@ -206,7 +207,7 @@ async def table(request: Request, room_id: str) -> Response:
     one gets the page in `claim` mode, and its script takes the seat with a POST."""
     if not well_formed_room_id(room_id):
         return _no_such_table(request)
-    room = await _rooms(request).find(room_id, arriving=True)
+    room = await rooms_of(request).find(room_id, arriving=True)
     if room is None:
         return _no_such_table(request)
     token = seat_token(request.cookies, room_id)
@@ -243,11 +244,9 @@ async def claim_seat(request: Request, room_id: str) -> Response:
     browser, or sat down from the lobby): the seat cookie, and the seat number as JSON. A
     browser that holds a seat here already keeps it. Refused from another site's page
     (app/security.py)."""
-    if not well_formed_room_id(room_id):
-        return JSONResponse({"detail": NOT_A_ROOM}, 404)
-    room = await _rooms(request).find(room_id, arriving=True)
-    if room is None:
-        return JSONResponse({"detail": "No such table (it may have expired)."}, 404)
+    room = await table_for(request, room_id)
+    if not isinstance(room, Room):
+        return room  # (a 404)
     token = seat_token(request.cookies, room_id)
     seat = room.seat_for_token(token)
     visitor = visitor_of(request)
@@ -268,11 +267,9 @@ async def record(request: Request, room_id: str) -> Response:
     """The record of the partie so far (docs/record.md): a seat's (its seat cookie) holds
     what that seat saw and the reviews of its finished deals; anyone else gets a
     watcher's, the public part only. Worked out in the teaching workers."""
-    if not well_formed_room_id(room_id):
-        return JSONResponse({"detail": NOT_A_ROOM}, 404)
-    room = await _rooms(request).find(room_id, arriving=True)
-    if room is None:
-        return JSONResponse({"detail": "No such table (it may have expired)."}, 404)
+    room = await table_for(request, room_id)
+    if not isinstance(room, Room):
+        return room  # (a 404)
     seat = room.seat_for_token(seat_token(request.cookies, room_id))
     meta = {"room": room_id, "opponent": room.opponent, "level": room.level,
             "practice": room.practice, "match": room.match,
@@ -294,7 +291,7 @@ async def replay(request: Request) -> HTMLResponse:
 async def table_replay(request: Request, room_id: str) -> Response:
     """The replay page for a table: its script fetches the table's record with the
     visitor's cookie (a seat's record, or a watcher's)."""
-    if not well_formed_room_id(room_id) or await _rooms(request).find(room_id) is None:
+    if not well_formed_room_id(room_id) or await rooms_of(request).find(room_id) is None:
         return _no_such_table(request)
     context = {"record_url": f"/r/{room_id}/record.json", "seat": 0,
                "card_names": engine.CARD_NAMES}

@@ -15,8 +15,6 @@ quick game led (`visitor:`) and who took a table a moment ago (`held:`).
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 import secrets
 import time
@@ -258,25 +256,14 @@ class RedisLobby:
                 [PlayingTable.from_json(orjson.loads(v)) for v in playing.values()])
 
     async def listen(self, listener: Listener) -> None:
-        """Until cancelled: every change any process makes, as it is published."""
-        while True:
-            pubsub: Any = self.redis.client.pubsub()
-            try:
-                await pubsub.subscribe(CHANNEL)
-                listener({"resync": True})  # what changed while nobody listened
-                while True:
-                    message = await pubsub.get_message(ignore_subscribe_messages=True,
-                                                       timeout=1.0)
-                    if message is not None and message["type"] == "message":
-                        listener(orjson.loads(message["data"]))
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                log.warning("lobby channel failed (%r); listening again in 1 s", exc)
-                await asyncio.sleep(1)
-            finally:
-                with contextlib.suppress(Exception):
-                    await pubsub.aclose()
+        """Until cancelled: every change any process makes, as it is published; and, each
+        time the channel is (re)made, a word to read the lists again."""
+
+        async def handle(data: bytes) -> None:
+            listener(orjson.loads(data))
+
+        await self.redis.subscribe(CHANNEL, handle,
+                                   subscribed=lambda: listener({"resync": True}))
 
 
 def _text(value: Any) -> str:

@@ -27,7 +27,7 @@ import hashlib
 import json
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, get_args
 
 from app.protocol import ComputerLevel
@@ -323,7 +323,14 @@ class RedisStore(WritesByKind):
         this one owned. A missed message costs little: this process's next write to that
         room is refused (its version is behind) and it lets go then. (In a cluster, a
         PUBLISH reaches every node, so any node will do.)"""
-        channel = f"piquet:owner:{self.owner}"
+        await self.subscribe(f"piquet:owner:{self.owner}",
+                             lambda data: hand_over(data.decode()))
+
+    async def subscribe(self, channel: str, handle: Callable[[bytes], Awaitable[None]],
+                        subscribed: Callable[[], None] | None = None) -> None:
+        """Until cancelled: `handle` each message published on `channel`; `subscribed()`
+        each time the subscription is made (again, after the channel failed: messages
+        published meanwhile were missed)."""
         while True:
             if self.cluster:
                 with contextlib.suppress(Exception):
@@ -331,15 +338,17 @@ class RedisStore(WritesByKind):
             pubsub: Any = self.client.pubsub()
             try:
                 await pubsub.subscribe(channel)
+                if subscribed is not None:
+                    subscribed()
                 while True:
                     message = await pubsub.get_message(ignore_subscribe_messages=True,
                                                        timeout=1.0)
                     if message is not None and message["type"] == "message":
-                        await hand_over(message["data"].decode())
+                        await handle(message["data"])
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                log.warning("hand-over channel failed (%r); listening again in 1 s", exc)
+                log.warning("channel %s failed (%r); listening again in 1 s", channel, exc)
                 await asyncio.sleep(1)
             finally:
                 with contextlib.suppress(Exception):

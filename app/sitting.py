@@ -15,6 +15,7 @@ import secrets
 from dataclasses import dataclass
 
 from fastapi import Request, Response
+from fastapi.responses import JSONResponse
 
 from app.lobby import Lobby
 from app.names import (
@@ -27,6 +28,7 @@ from app.names import (
 )
 from app.registry import RoomRegistry, TooManyRooms
 from app.room import Room
+from app.security import NOT_A_ROOM, well_formed_room_id
 from app.settings import Settings
 
 VISITOR_COOKIE = "piquet_visitor"
@@ -67,6 +69,17 @@ def lobby_of(request: Request) -> Lobby:
 def address_of(request: Request) -> str:
     """The client's address (the forwarded one behind a trusted proxy)."""
     return request.client.host if request.client else "?"
+
+
+async def table_for(request: Request, room_id: str) -> Room | JSONResponse:
+    """The table a script's request names (someone arriving: served by this process from
+    now), or the 404 to answer, in words."""
+    if not well_formed_room_id(room_id):
+        return JSONResponse({"detail": NOT_A_ROOM}, 404)
+    room = await rooms_of(request).find(room_id, arriving=True)
+    if room is None:
+        return JSONResponse({"detail": "No such table (it may have expired)."}, 404)
+    return room
 
 
 def over_https(request: Request) -> bool:

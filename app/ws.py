@@ -7,7 +7,6 @@ makes itself is its own seat's state right after its own action (app/connection.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import re
@@ -139,14 +138,8 @@ async def table_socket(websocket: WebSocket) -> None:
         return
     conn, limit, watching = admitted
     log.info("connect room=%s seat=%d peer=%s", room_id, seat, peer)
-    # The loop runs as a task of its own, which `Connection.drop` may cancel while it
-    # waits for a frame (a client that stopped reading may never send again either).
-    conn.reader = asyncio.create_task(_receive_loop(websocket, room, conn, settings, limit))
     try:
-        await conn.reader
-    except asyncio.CancelledError:
-        if not conn.reader.cancelled() or not conn.dropped:
-            raise  # this handler itself was cancelled (shutdown): not ours to swallow
+        await conn.serve(_receive_loop(room, conn, settings, limit))
     finally:
         room.detach(conn)
         if watching is not None:
@@ -184,22 +177,16 @@ def _admit(websocket: WebSocket, room: Room, seat: int, address: str
     return conn, limit, table
 
 
-async def _receive_loop(
-    websocket: WebSocket, room: Room, conn: Connection, settings: Settings, limit: Allowance
-) -> None:
+async def _receive_loop(room: Room, conn: Connection, settings: Settings,
+                        limit: Allowance) -> None:
     frame: Message | None
     text: str | None
     data: bytes | None
     while not conn.dropped:
         frame = text = data = None  # the last frame is not kept while waiting for the next
-        conn.receiving = True
-        try:
-            frame = await websocket.receive()
-        finally:
-            conn.receiving = False
-        if frame["type"] == "websocket.disconnect":
+        frame = await conn.next_frame()
+        if frame is None:
             return
-        conn.heard()
         if conn.closing:
             continue  # a close is on its way; wait for the peer's close to end the loop
         if not limit.take():

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from lobbykit import Browser, LobbyWatch
-from tablekit import FakeClock, SeatSocket, TestClient, next_move, room_of, serve
+from tablekit import FakeClock, SeatSocket, TestClient, one_move, room_of, serve
 
 from app.connection import Connection
 from app.lobby import Lobby
@@ -182,12 +182,7 @@ def test_the_lobby_tells_nothing_of_a_hand_a_token_or_a_link_table(client: TestC
         seat.connect()
     rng = random.Random(7)
     while seats[0].view["phase"] != "deal_over":  # a whole deal, its hands and discards
-        mover, action = next_move(seats[0], seats[1], rng)
-        version = mover.version
-        mover.act(action)
-        for seat in seats:
-            while seat.expect("state")["version"] == version:
-                pass
+        one_move(seats, rng)
     watch.until(lambda w: w.playing.get(made["room_id"], {}).get("deal") == 1)
     text = watch.text()
     tokens = [made["token"], secret_friend["token"], secret_computer["token"],
@@ -198,16 +193,23 @@ def test_the_lobby_tells_nothing_of_a_hand_a_token_or_a_link_table(client: TestC
     assert "testclient" not in text and "visitor" not in text and "address" not in text
 
 
+def strangers_at_a_table(client: TestClient
+                         ) -> tuple[Browser, Browser, str, SeatSocket, SeatSocket]:
+    """Alice and Bob paired by a quick game, both pages open: the browsers, the table,
+    Alice's socket (seat 0) and Bob's (seat 1)."""
+    alice, bob = Browser(client, "Alice"), Browser(client, "Bob")
+    room_id = alice.quick()["room_id"]
+    assert bob.quick()["room_id"] == room_id
+    maker, stranger = alice.socket(room_id), bob.socket(room_id)
+    maker.connect()
+    stranger.connect()
+    return alice, bob, room_id, maker, stranger
+
+
 def test_a_stranger_away_a_minute_may_be_given_to_the_computer(templates_dir: Path) -> None:
     clock = FakeClock()
     with serve(templates_dir, clock=clock) as client:
-        alice, bob = Browser(client, "Alice"), Browser(client, "Bob")
-        made = alice.quick()
-        bob.quick()
-        room_id = made["room_id"]
-        maker, stranger = alice.socket(room_id), bob.socket(room_id)
-        maker.connect()
-        stranger.connect()
+        alice, bob, room_id, maker, stranger = strangers_at_a_table(client)
         maker.close()  # Alice leaves (seat 0): Bob, seat 1, is left
         away = stranger.expect("presence")["seats"][0]
         assert away["connected"] is False and away["away"] == 0
@@ -237,13 +239,7 @@ def test_after_three_minutes_the_partie_ends_abandoned_by_the_absent_seat(
 ) -> None:
     clock = FakeClock()
     with serve(templates_dir, clock=clock) as client:
-        alice, bob = Browser(client, "Alice"), Browser(client, "Bob")
-        made = alice.quick()
-        bob.quick()
-        room_id = made["room_id"]
-        maker, stranger = alice.socket(room_id), bob.socket(room_id)
-        maker.connect()
-        stranger.connect()
+        _, bob, room_id, maker, stranger = strangers_at_a_table(client)
         stranger.close()  # Bob (seat 1) leaves
         clock.advance(179)
         ask = {"type": "abandon", "version": maker.version, "id": "a1"}

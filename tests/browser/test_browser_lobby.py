@@ -25,6 +25,14 @@ def named(seat: Seat, name: str) -> Page:
     return page
 
 
+def open_table(page: Page) -> str:
+    """From the lobby: a table anyone may sit down at; its id, once its page is there."""
+    page.check("[data-seating=open]")
+    page.click("button[data-opponent=friend]")
+    page.wait_for_url("**/r/**")
+    return room_of(page)
+
+
 def wait_live(page: Page) -> None:
     """The lobby's socket has sent its lists."""
     page.wait_for_function("() => +document.body.dataset.lobbyVersion > 0")
@@ -41,11 +49,8 @@ def test_three_browsers_meet_in_the_lobby_play_and_watch(
     a, b, c = (open_seat(base_url=server) for _ in range(3))
     lobby_b, lobby_c = named(b, "Bob"), named(c, "Carol")
     page_a = named(a, "Alice")
-    page_a.check("[data-seating=open]")
-    page_a.click("button[data-opponent=friend]")
-    page_a.wait_for_url("**/r/**")
+    room_id = open_table(page_a)
     a.wait_ready()
-    room_id = room_of(page_a)
     assert "waits in the lobby" in page_a.locator("#listing-status").inner_text()
     assert page_a.locator("[data-presence=waiting]").inner_text() == (
         "Waiting for someone to sit down…")
@@ -75,11 +80,8 @@ def test_three_browsers_meet_in_the_lobby_play_and_watch(
         f"""() => document.querySelector("[data-list=playing] [data-room='{room_id}'] """
         """[data-score]")?.textContent.startsWith('deal 1 of 6')""")
     # Another open table waits, so the lobby shows both lists.
-    other = named(open_seat(base_url=server), "Dora")
-    other.check("[data-seating=open]")
-    other.click("button[data-opponent=friend]")
-    other.wait_for_url("**/r/**")
-    lobby_c.locator(f"[data-list=open] [data-room='{room_of(other)}']").wait_for()
+    other = open_table(named(open_seat(base_url=server), "Dora"))
+    lobby_c.locator(f"[data-list=open] [data-room='{other}']").wait_for()
     lobby_c.screenshot(path=str(artifacts / "lobby-open-and-playing.png"), full_page=True)
 
     playing.locator("[data-watch]").click()
@@ -128,10 +130,7 @@ def test_the_name_rules_are_shown(own_server: Any, open_seat: Any, watch: Any) -
         assert error.locator("*").count() == 0  # text, never markup
         assert page.locator("#name-field").input_value() == typed
         assert page.locator("main b").count() == 0
-    alice = named(seat, "Alice")
-    alice.check("[data-seating=open]")
-    alice.click("button[data-opponent=friend]")
-    alice.wait_for_url("**/r/**")
+    open_table(named(seat, "Alice"))
     # A name like Alice's may not sit at her table: the page says why, and where to go.
     other = open_seat(base_url=server)
     named(other, "ALICE")
@@ -150,11 +149,8 @@ def test_an_open_tables_wait_runs_out_and_its_maker_may_wait_again(
     page = named(maker, "Alice")
     lobby = named(looker, "Bob")
     assert "waits in the lobby 3 seconds" in page.locator("main").inner_text()
-    page.check("[data-seating=open]")
-    page.click("button[data-opponent=friend]")
-    page.wait_for_url("**/r/**")
+    room_id = open_table(page)
     maker.wait_ready()
-    room_id = room_of(page)
     lobby.locator(f"[data-list=open] [data-room='{room_id}']").wait_for()
     status = page.locator("#listing-status[data-listing=expired]")
     status.wait_for(timeout=20000)
