@@ -4,7 +4,7 @@ process sees them (its store: app/lobby_store.py), told to the lobby's sockets.
 `Lobby` keeps a copy of the lists, updated by the store's news of every change (made by
 any process), and tells every socket of the lobby (`/ws/lobby`) what changed, coalesced:
 the changes of `coalesce` seconds go in one message, the same text to every watcher,
-written to them a hundred at a time so the event loop never stalls on a thousand. A new
+written to them fifty at a time so the event loop never stalls on a thousand. A new
 socket gets the whole lists first (docs/protocol.md, "The lobby").
 
 It is also where the rooms meet the lobby: an open table is listed when made (and again
@@ -50,8 +50,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("piquet.lobby")
 
-# Sockets written to before the loop is let run again.
-FAN_OUT_BATCH = 100
+# Sockets handed a message before the loop is let run again (their writes follow).
+FAN_OUT_BATCH = 50
 # Every so often each process renews the lobby's entries of the tables it is playing
 # (TOUCH_SECONDS) and drops those nobody renewed (STALE_SECONDS: a process killed
 # outright leaves its tables listed until then); and reads the lists again (RESYNC_SECONDS:

@@ -13,8 +13,9 @@ one, the first joined (POST /api/rooms/{id}/join) and the second taken out of th
 when a message first tells it (the table in `open`, or its id in `gone`: a table opened
 and gone within one message's window is told as gone only). The delivery
 latency is the difference, for every change and every watcher. The server's loop lag is
-its own (/healthz?detail=1, the minutes of play); the bench's client loop is timed too, as
-a late client makes latencies look longer than the server made them.
+its own (/healthz?detail=1), over the minute of play: the changes start as one of its
+minutes begins; the bench's client loops are timed too, as a late client makes latencies
+look longer than the server made them.
 
 The watchers are spread over `--clients` processes (CLOCK_MONOTONIC is one clock for
 every process of the machine), so that no one client's loop falls behind a thousand
@@ -139,22 +140,18 @@ async def changes(base: str, rate: float, seconds: float,
     return failures
 
 
-async def server_lag(base: str, stop: asyncio.Event, windows: list[dict[str, Any]]) -> None:
-    """The server's loop, every 2 s: each minute completed meanwhile, and at the end the
-    minute under way."""
+async def server_loop(base: str, windows_before: int | None = None) -> dict[str, Any]:
+    """The server's loop (/healthz?detail=1). With `windows_before`: waits until a minute
+    more than that is complete, and returns the loop then."""
     headers = {"X-Operator-Token": OPERATOR_TOKEN}
     async with httpx.AsyncClient(base_url=base, trust_env=False, timeout=30,
                                  headers=headers) as http:
-        seen = (await http.get("/healthz", params={"detail": 1})).json()["loop"]["windows"]
         while True:
-            loop = (await http.get("/healthz", params={"detail": 1})).json()["loop"]
-            if loop["windows"] > seen:
-                seen = loop["windows"]
-                windows.append(loop["last"])
-            if stop.is_set():
-                windows.append(loop["now"])
-                return
-            await asyncio.sleep(2)
+            loop: dict[str, Any] = (await http.get("/healthz", params={"detail": 1})).json()[
+                "loop"]
+            if windows_before is None or loop["windows"] > windows_before:
+                return loop
+            await asyncio.sleep(0.1)
 
 
 Seen = dict[tuple[str, str], float]
@@ -201,14 +198,14 @@ async def bench(args: argparse.Namespace, base: str) -> None:
         while not go.wait(0.1):
             await asyncio.sleep(0)
     print(f"{args.watchers} lobby sockets open, in {args.clients} processes", flush=True)
-    stop = asyncio.Event()
-    windows: list[dict[str, Any]] = []
-    lag_task = asyncio.create_task(server_lag(base, stop, windows))
+    # The server's loop is told a minute at a time: the changes start as one begins, and
+    # last that minute, so that minute is the play's alone.
+    started = await server_loop(base, (await server_loop(base))["windows"])
     made: dict[tuple[str, str], float] = {}
     failures = await changes(base, args.rate, args.seconds, made)
+    ended = await server_loop(base, started["windows"])
     await asyncio.sleep(3)  # the last changes' messages, coalesced
     done.set()
-    stop.set()
     seen: list[Seen] = []
     messages: list[int] = []
     lags: list[float] = []
@@ -218,21 +215,15 @@ async def bench(args: argparse.Namespace, base: str) -> None:
         messages += got_messages
         lags.append(max(got_lags))
         proc.join()
-    await lag_task
-    stalls = await server_stalls(base)
-    report(seen, messages, made, failures, lags, windows, stalls)
-
-
-async def server_stalls(base: str) -> list[dict[str, Any]]:
-    async with httpx.AsyncClient(base_url=base, trust_env=False, timeout=30,
-                                 headers={"X-Operator-Token": OPERATOR_TOKEN}) as http:
-        loop = (await http.get("/healthz", params={"detail": 1})).json()["loop"]
-    found: list[dict[str, Any]] = (loop.get("stalls") or {}).get("worst") or []
-    return found
+    # The server's worst stalls of the play (its clock: seconds since it started).
+    begun, over = ((loop.get("stalls") or {}).get("uptime_s", 0.0) for loop in (started, ended))
+    worst = (ended.get("stalls") or {}).get("worst") or []
+    report(seen, messages, made, failures, lags, ended["last"],
+           [x for x in worst if begun <= x["at_s"] <= over])
 
 
 def report(seen: list[Seen], messages: list[int], made: dict[tuple[str, str], float],
-           failures: int, client_lags: list[float], windows: list[dict[str, Any]],
+           failures: int, client_lags: list[float], play: dict[str, Any],
            stalls: list[dict[str, Any]]) -> None:
     # A table opened and gone within one message's window is told as gone only (the
     # net change): its opening is told then too.
@@ -256,15 +247,11 @@ def report(seen: list[Seen], messages: list[int], made: dict[tuple[str, str], fl
     print(f"delivery latency p50 {p50:.0f} ms, p99 {p99:.0f} ms, max "
           f"{latencies[-1] * 1000:.0f} ms; the clients' own loops at most "
           + ", ".join(f"{lag * 1000:.0f}" for lag in client_lags) + " ms late")
-    for window in windows:
-        print(f"  server minute of {window['window_s']:.0f} s: loop lag p99 "
-              f"{window['lag_p99_ms']:.1f} ms, max {window['lag_max_ms']:.1f} ms")
     for stall in stalls[:3]:
-        print(f"  server stall: {stall}")
-    lag_p99 = max(w["lag_p99_ms"] for w in windows)
-    lag_max = max(w["lag_max_ms"] for w in windows)
-    print(f"lobby: p99 delivery {p99:.0f} ms (target < 1000), server loop lag p99 "
-          f"{lag_p99:.1f} ms, max {lag_max:.1f} ms (target < 50)")
+        print(f"  server stall (ms, where): {stall['ms']}, {stall['where'][:160]}")
+    print(f"lobby: p99 delivery {p99:.0f} ms (target < 1000), server loop lag over the "
+          f"{play['window_s']:.0f} s of play p99 {play['lag_p99_ms']:.1f} ms, max "
+          f"{play['lag_max_ms']:.1f} ms (target < 50)")
 
 
 def main() -> None:
