@@ -7,16 +7,19 @@ import secrets
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
 import engine
-from app.pages import table_url
-from app.protocol import Level, Opponent, json_schema
-from app.registry import RoomRegistry, RoomsFullError, TooManyRooms
+from app.names import NameRefused, guest_name
+from app.pages import list_new_table, table_url
+from app.protocol import Level, Opponent, Seating, json_schema
+from app.registry import RoomsFullError, TooManyRooms
 from app.room_options import RoomOptions
 from app.runtime import LoopMonitor
 from app.security import NOT_A_ROOM, TOO_MANY_ROOMS, may_make_room, well_formed_room_id
 from app.settings import Settings
+from app.sitting import Refused, address_of, remember, rooms_of, sit_down, visitor_of
 
 router = APIRouter()
 
@@ -27,6 +30,13 @@ class CreateRoom(BaseModel):
     practice: bool = False  # a friend's table where both seats may ask for hints
     # The rules (engine.Rules.to_json's form, docs/engine-api.md); left out: Rubicon Piquet.
     rules: dict[str, Any] | None = None
+    seating: Seating = "link"  # "open": anyone may sit down (listed in the lobby)
+    watching: bool = False  # anyone may watch (listed in the lobby while played)
+    name: str | None = None  # the maker's display name (else the name cookie's, or a guest)
+
+
+class JoinRoom(BaseModel):
+    name: str | None = None  # the display name to go by (else the cookie's, or a guest)
 
 
 class SeatGranted(BaseModel):
@@ -48,51 +58,53 @@ class Health(BaseModel):
     store: dict[str, Any] | None = None
 
 
-def _rooms(request: Request) -> RoomRegistry:
-    rooms: RoomRegistry = request.app.state.rooms
-    return rooms
-
-
-def _address(request: Request) -> str:
-    """The client's address (the forwarded one behind a trusted proxy)."""
-    return request.client.host if request.client else "?"
-
-
 @router.post("/api/rooms", status_code=201)
-async def create_room(body: CreateRoom, request: Request) -> SeatGranted:
+async def create_room(body: CreateRoom, request: Request) -> JSONResponse:
     if not may_make_room(request):
         raise HTTPException(429, TOO_MANY_ROOMS, headers={"Retry-After": "60"})
     try:
         rules = engine.RUBICON if body.rules is None else engine.Rules.from_json(body.rules)
+        visitor = visitor_of(request, body.name)
+    except NameRefused as exc:
+        raise HTTPException(422, str(exc)) from None
     except ValueError as exc:
         raise HTTPException(422, f"Unknown rules: {exc}") from None
     options = RoomOptions(opponent=body.opponent,
                           level=body.level if body.opponent == "computer" else None,
-                          practice=body.practice, rules=rules)
+                          practice=body.practice, rules=rules, seating=body.seating,
+                          watching=body.watching, names=(visitor.name or guest_name(), ""))
     try:
-        room, token = await _rooms(request).create(options, _address(request))
+        room, token = await rooms_of(request).create(options, address_of(request))
+        if options.seating == "open":
+            await list_new_table(request, room, visitor)
     except RoomsFullError as exc:
         raise HTTPException(503, str(exc)) from None
     except TooManyRooms as exc:
         raise HTTPException(429, str(exc)) from None
+    except Refused as exc:
+        raise HTTPException(exc.status, exc.detail) from None
     url = table_url(request, room.room_id)
-    return SeatGranted(room_id=room.room_id, seat=0, token=token, url=url)
+    granted = SeatGranted(room_id=room.room_id, seat=0, token=token, url=url)
+    response = JSONResponse(granted.model_dump(), 201)
+    remember(request, response, visitor)
+    return response
 
 
 @router.post("/api/rooms/{room_id}/join")
-async def join_room(room_id: str, request: Request) -> SeatGranted:
+async def join_room(room_id: str, request: Request, body: JoinRoom | None = None
+                    ) -> SeatGranted:
     if not well_formed_room_id(room_id):
         raise HTTPException(404, NOT_A_ROOM)
-    room = await _rooms(request).find(room_id, arriving=True)
+    room = await rooms_of(request).find(room_id, arriving=True)
     if room is None:
         raise HTTPException(404, "No such table (it may have expired).")
     try:
-        claimed = await _rooms(request).join(room, _address(request))
-    except TooManyRooms as exc:
-        raise HTTPException(429, str(exc)) from None
-    if claimed is None:
-        raise HTTPException(409, "This table is full.")
-    seat, token = claimed
+        visitor = visitor_of(request, None if body is None else body.name)
+        seat, token = await sit_down(request, room, visitor)
+    except NameRefused as exc:
+        raise HTTPException(422, str(exc)) from None
+    except Refused as exc:
+        raise HTTPException(exc.status, exc.detail) from None
     url = table_url(request, room.room_id)
     return SeatGranted(room_id=room.room_id, seat=seat, token=token, url=url)
 
@@ -125,11 +137,11 @@ async def healthz(request: Request, detail: bool = False) -> Health:
     """`{"status": "ok", "rooms": N}`; with ?detail=1, for an operator only, the loop's
     figures too (anyone else gets the plain answer: which code stalls, and how the
     collector runs, are not a visitor's business)."""
-    rooms = len(_rooms(request))
+    rooms = len(rooms_of(request))
     if not detail or not operator(request):
         return Health(status="ok", rooms=rooms)
     monitor: LoopMonitor = request.app.state.monitor
-    registry = _rooms(request)
+    registry = rooms_of(request)
     store: dict[str, Any] | None = None
     if registry.store is not None:
         store = {"name": registry.store.name,

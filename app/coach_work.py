@@ -46,7 +46,9 @@ def record_for(start: Start, entries: Sequence[str], seat: int | None, names: Se
     builder.start(engine.new_partie(start.seed, first_dealer=start.first_dealer,
                                     pack=start.first_pack))
     for actor, action, state in _states(start, entries):
-        if actor == engine.NO_SEAT:
+        if actor == engine.NO_SEAT and action.get("type") == "abandon":
+            builder.end(state)
+        elif actor == engine.NO_SEAT:
             builder.deal_again(state)
         else:
             builder.add(actor, action, state)

@@ -17,9 +17,12 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Coroutine
 from dataclasses import dataclass
+from typing import Any
 
 from fastapi import WebSocket
+from starlette.types import Message
 
 from app import seat_view
 from app.protocol import CLOSE_INTERNAL, CLOSE_KEEPALIVE, CLOSE_TOO_SLOW, ServerPing
@@ -99,7 +102,9 @@ class Connection:
 
     def _tick(self) -> None:
         """Once a ping interval (one timer per socket, not one per frame): ping a socket
-        that was sent nothing for an interval; close one silent for KEEPALIVE_MISSES."""
+        that was sent nothing, or that sent nothing, for an interval (a socket told of
+        changes all the time, a busy table's watcher or the lobby's, would otherwise never
+        be asked and be closed as silent); close one silent for KEEPALIVE_MISSES."""
         self._ticker = None
         if self.closing:
             return
@@ -110,12 +115,37 @@ class Connection:
             else:
                 self.close(CLOSE_KEEPALIVE, "No answer to ping.")
             return
-        if now - self.last_sent >= self.ping_interval and not self._frames:
+        quiet = now - self.last_sent >= self.ping_interval and not self._frames
+        if quiet or now - self.last_heard >= self.ping_interval:
             self.send(PING_TEXT)
         self._ticker = asyncio.get_running_loop().call_later(self.ping_interval, self._tick)
 
     def heard(self) -> None:
         self.last_heard = time.monotonic()
+
+    async def serve(self, reading: Coroutine[Any, Any, None]) -> None:
+        """Run `reading`, the socket's receive loop, as its reader: a task of its own,
+        which `drop` may cancel while it waits for a frame (a client that stopped reading
+        may never send again either); that cancel ends it quietly."""
+        self.reader = asyncio.create_task(reading)
+        try:
+            await self.reader
+        except asyncio.CancelledError:
+            if not self.reader.cancelled() or not self.dropped:
+                raise  # the handler itself was cancelled (shutdown): not ours to swallow
+
+    async def next_frame(self) -> Message | None:
+        """The client's next frame (noted as heard from), or None once it has gone. Only
+        while waiting here may a dropped socket's reader be cancelled, never mid-frame."""
+        self.receiving = True
+        try:
+            frame = await self.websocket.receive()
+        finally:
+            self.receiving = False
+        if frame["type"] == "websocket.disconnect":
+            return None
+        self.heard()
+        return frame
 
     def send(self, text: str) -> bool:
         """Queue a frame; never waits. False if the socket is closing or was just dropped."""

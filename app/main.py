@@ -17,11 +17,13 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from starlette.types import Receive, Scope, Send
 
-from app import api, pages, ws
+from app import api, lobby_routes, pages, ws
 from app.computer_seat import Pace, Policy
+from app.lobby import Lobby
+from app.lobby_store import LobbyStore, MemoryLobby
 from app.pools import CoachPool, ComputerPool, computer_worker
 from app.protocol import CLOSE_GOING_AWAY
-from app.redis_store import make_store
+from app.redis_store import RedisStore, make_store
 from app.registry import RoomRegistry, random_seed
 from app.room_setup import Clock, PackSource, RoomSetup, SeedSource, secure_pack
 from app.runtime import LoopMonitor, collect_on_a_clock, settle_collector
@@ -89,6 +91,8 @@ def room_setup(settings: Settings, *, clock: Clock, new_seed: SeedSource,
                            settings.computer_declare_delay, settings.computer_pace),
         computer_pool=computer_pool(settings),
         coach_pool=CoachPool(settings.teaching_workers),
+        away_seconds=settings.stranger_away_seconds,
+        abandon_seconds=settings.stranger_abandon_seconds,
     )
 
 
@@ -123,11 +127,30 @@ def room_registry(settings: Settings, setup: RoomSetup) -> RoomRegistry:
 Lifespan = Callable[[FastAPI], contextlib.AbstractAsyncContextManager[None]]
 
 
+def lobby_for(settings: Settings, rooms: RoomRegistry) -> Lobby:
+    """The lobby, its lists kept where the rooms are (Redis, or this process), told of
+    every change of a room and telling the rooms of this process their news."""
+    store: LobbyStore
+    if isinstance(rooms.store, RedisStore):
+        from app.redis_lobby import RedisLobby
+
+        store = RedisLobby(rooms.store)
+    else:
+        store = MemoryLobby()
+    lobby = Lobby(store, open_seconds=settings.open_table_seconds,
+                  open_per_address=settings.open_tables_per_address,
+                  coalesce=settings.lobby_coalesce)
+    rooms.lobby = lobby
+    lobby.news = rooms.lobby_news
+    rooms.listeners.append(lobby.room_changed)
+    return lobby
+
+
 def server_lifespan(settings: Settings, rooms: RoomRegistry, monitor: LoopMonitor,
                     *, settle_gc: bool) -> Lifespan:
     """While the server runs: the collector's clock (with `settle_gc`), the rooms' sweep,
-    the loop monitor and the store's hand-over listener; at the end, every task
-    cancelled, every room closed (going away) and the workers stopped."""
+    the lobby, the loop monitor and the store's hand-over listener; at the end, every
+    task cancelled, every room closed (going away) and the workers stopped."""
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         tasks = []
@@ -136,6 +159,8 @@ def server_lifespan(settings: Settings, rooms: RoomRegistry, monitor: LoopMonito
             tasks.append(asyncio.create_task(
                 collect_on_a_clock(full_every=settings.collector_full_seconds)))
         tasks.append(asyncio.create_task(rooms.sweep_forever(settings.sweep_interval)))
+        if rooms.lobby is not None:
+            tasks.append(asyncio.create_task(rooms.lobby.run()))
         tasks.append(asyncio.create_task(
             monitor.run(lambda: f"rooms {len(rooms)}", watch_stalls=settings.watch_stalls)))
         if rooms.store is not None:
@@ -158,6 +183,7 @@ def server_lifespan(settings: Settings, rooms: RoomRegistry, monitor: LoopMonito
 def add_routes(app: FastAPI, settings: Settings) -> None:
     """The pages, the API, the table's socket and the static files, behind the Guard
     (origins, body size); a store that fails answers 503 (`store_failed`)."""
+    app.include_router(lobby_routes.router)
     app.include_router(pages.router)
     app.include_router(api.router)
     app.add_exception_handler(StoreError, store_failed)
@@ -201,6 +227,7 @@ def create_app(
                     docs_url=None, redoc_url=None, openapi_url=None)
     app.state.settings = settings
     app.state.rooms = rooms
+    app.state.lobby = lobby_for(settings, rooms)
     app.state.watch_limits = WatchLimits(settings.rate_limit_per_second,
                                          settings.rate_limit_burst,
                                          settings.max_watchers_per_address)

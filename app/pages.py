@@ -15,10 +15,24 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 
 import engine
-from app.registry import RoomRegistry, RoomsFullError, TooManyRooms
+from app.names import guest_name
+from app.registry import RoomsFullError, TooManyRooms
+from app.room import Room
 from app.room_options import RoomOptions, rules_from_form
-from app.security import NOT_A_ROOM, TOO_MANY_ROOMS, may_make_room, well_formed_room_id
+from app.security import TOO_MANY_ROOMS, may_make_room, well_formed_room_id
 from app.settings import Settings
+from app.sitting import (
+    Refused,
+    Visitor,
+    address_of,
+    lobby_of,
+    over_https,
+    remember,
+    rooms_of,
+    sit_down,
+    table_for,
+    visitor_of,
+)
 from app.ws import seat_cookie, seat_token
 from engine.computer import LEVELS
 
@@ -31,16 +45,6 @@ COOKIE_MAX_AGE = 7 * 24 * 3600
 def _templates(request: Request) -> Jinja2Templates:
     templates: Jinja2Templates = request.app.state.templates
     return templates
-
-
-def _rooms(request: Request) -> RoomRegistry:
-    rooms: RoomRegistry = request.app.state.rooms
-    return rooms
-
-
-def _address(request: Request) -> str:
-    """The client's address (the forwarded one behind a trusted proxy)."""
-    return request.client.host if request.client else "?"
 
 
 def _settings(request: Request) -> Settings:
@@ -57,14 +61,8 @@ def table_url(request: Request, room_id: str) -> str:
     return str(request.url_for("table", room_id=room_id))
 
 
-def _over_https(request: Request) -> bool:
-    """The browser reaches the site over HTTPS: this request came so (directly, or from a
-    proxy in FORWARDED_ALLOW_IPS that says so), or the public URL is https."""
-    return request.url.scheme == "https" or _settings(request).public_url.startswith("https:")
-
-
-def _set_seat_cookie(request: Request, response: Response, room_id: str, token: str) -> None:
-    secure = _over_https(request)
+def set_seat_cookie(request: Request, response: Response, room_id: str, token: str) -> None:
+    secure = over_https(request)
     response.set_cookie(
         seat_cookie(room_id, secure),
         token,
@@ -98,12 +96,6 @@ def message_page(
     )
 
 
-@router.get("/", response_class=HTMLResponse)
-async def lobby(request: Request) -> HTMLResponse:
-    levels = [{"name": x.name, "description": x.description} for x in LEVELS.values()]
-    return _templates(request).TemplateResponse(request, "lobby.html", {"levels": levels})
-
-
 @router.get("/rules", response_class=HTMLResponse)
 async def rules(request: Request) -> HTMLResponse:
     return _templates(request).TemplateResponse(request, "rules.html", {})
@@ -114,33 +106,29 @@ async def make_room(
     request: Request,
     opponent: Annotated[str, Form()] = "computer",
     level: Annotated[str, Form()] = "basic",
+    seating: Annotated[str, Form()] = "link",
+    watching: Annotated[str, Form()] = "",
 ) -> Response:
     form = await request.form()
-    try:
-        rules = rules_from_form({k: v for k, v in form.items() if isinstance(v, str)})
-    except ValueError as exc:
-        return message_page(request, 400, "Unknown rules", str(exc))
-    if opponent not in ("computer", "friend", "practice"):
-        return message_page(
-            request, 400, "Unknown opponent",
-            "Choose the computer, a friend, or practice with a friend as your opponent.")
-    if level not in LEVELS:
-        return message_page(
-            request, 400, "Unknown computer level",
-            f"Choose one of the computer's levels: {', '.join(LEVELS)}.")
+    visitor = visitor_of(request)
+    options = _form_options({k: v for k, v in form.items() if isinstance(v, str)},
+                            opponent, level, seating, watching, visitor)
+    if isinstance(options, str):
+        return message_page(request, 400, "Not a table we make", options)
     if not may_make_room(request):
         page = message_page(request, 429, "Too many new tables", TOO_MANY_ROOMS,
                             action_label="Back to the lobby")
         page.headers["Retry-After"] = "60"
         return page
     try:
-        options = RoomOptions(
-            opponent="computer" if opponent == "computer" else "friend",
-            level="strong" if level == "strong" else "good" if level == "good" else "basic",
-            practice=opponent == "practice", rules=rules)
-        room, token = await _rooms(request).create(options, _address(request))
+        room, token = await rooms_of(request).create(options, address_of(request))
+        if options.seating == "open":
+            await list_new_table(request, room, visitor)
     except TooManyRooms as exc:
         return message_page(request, 429, "Too many open tables", str(exc),
+                            action_label="Back to the lobby")
+    except Refused as exc:
+        return message_page(request, exc.status, exc.title, exc.detail,
                             action_label="Back to the lobby")
     except RoomsFullError:
         return message_page(
@@ -150,12 +138,65 @@ async def make_room(
             "Every table on this server is taken just now. Please try again in a few minutes.",
             action_label="Back to the lobby",
         )
-    # With no public URL, a relative link: a redirect needs no host, so none is taken
-    # from the request's Host header.
+    return seated_response(request, room, token, visitor)
+
+
+def _form_options(form: dict[str, str], opponent: str, level: str, seating: str,
+                  watching: str, visitor: Visitor) -> RoomOptions | str:
+    """The table the lobby's form asks for, or why it is not one we make (in words)."""
+    try:
+        rules = rules_from_form(form)
+    except ValueError as exc:
+        return f"Unknown rules: {exc}"
+    if opponent not in ("computer", "friend", "practice"):
+        return "Choose the computer, a friend, or practice with a friend as your opponent."
+    if level not in LEVELS:
+        return f"Choose one of the computer's levels: {', '.join(LEVELS)}."
+    if seating not in ("link", "open"):
+        return "Choose who may sit down: people with the link, or anyone."
+    return RoomOptions(
+        opponent="computer" if opponent == "computer" else "friend",
+        level="strong" if level == "strong" else "good" if level == "good" else "basic",
+        practice=opponent == "practice", rules=rules,
+        seating="open" if seating == "open" else "link", watching=watching == "on",
+        names=(visitor.name or guest_name(), ""))
+
+
+async def list_new_table(request: Request, room: Room, visitor: Visitor) -> None:
+    """An open table just made goes on the lobby's list; Refused (and the table is not
+    kept) when the maker's address has its share of tables listed already."""
+    lobby = lobby_of(request)
+    if await lobby.list_table(room, address_of(request), visitor.digest):
+        room.set_listing("listed")
+        return
+    await rooms_of(request).discard(room)
+    raise Refused(429, "Too many open tables", too_many_open(lobby.open_per_address))
+
+
+def open_wait(settings: Settings) -> str:
+    """How long an open table waits in the lobby, in words ("15 minutes")."""
+    seconds = settings.open_table_seconds
+    if seconds < 120:
+        return f"{seconds:g} seconds"
+    return f"{round(seconds / 60)} minutes"
+
+
+def too_many_open(limit: int) -> str:
+    return (f"{limit} tables from your address are waiting in the lobby already. Sit down "
+            "at one, or take one out of the lobby, before opening another.")
+
+
+def seated_response(request: Request, room: Room, token: str | None,
+                    visitor: Visitor) -> Response:
+    """To the table, the seat cookie set (`token`: none when the browser holds its seat
+    there already). With no public URL, a relative link: a redirect needs no host, so
+    none is taken from the request's Host header."""
     public = _settings(request).public_url
     where = table_url(request, room.room_id) if public else f"/r/{room.room_id}"
     response = RedirectResponse(where, status_code=303)
-    _set_seat_cookie(request, response, room.room_id, token)
+    if token is not None:
+        set_seat_cookie(request, response, room.room_id, token)
+    remember(request, response, visitor)
     return response
 
 
@@ -166,7 +207,7 @@ async def table(request: Request, room_id: str) -> Response:
     one gets the page in `claim` mode, and its script takes the seat with a POST."""
     if not well_formed_room_id(room_id):
         return _no_such_table(request)
-    room = await _rooms(request).find(room_id, arriving=True)
+    room = await rooms_of(request).find(room_id, arriving=True)
     if room is None:
         return _no_such_table(request)
     token = seat_token(request.cookies, room_id)
@@ -185,37 +226,39 @@ async def table(request: Request, room_id: str) -> Response:
         "levels": [{"name": x.name, "description": x.description} for x in LEVELS.values()],
         "room_url": table_url(request, room_id),
         "card_names": engine.CARD_NAMES,
+        "seating": room.options.seating,
+        "open_wait": open_wait(_settings(request)),
+        "away_seconds": _settings(request).stranger_away_seconds,
+        "abandon_seconds": _settings(request).stranger_abandon_seconds,
     }
     response = _templates(request).TemplateResponse(request, "table.html", context)
     if token is not None and not claim:
         # Set again on every visit, so the cookie lives as long as the table is in use.
-        _set_seat_cookie(request, response, room_id, token)
+        set_seat_cookie(request, response, room_id, token)
     return response
 
 
 @router.post("/r/{room_id}/seat", name="claim_seat", response_model=None)
 async def claim_seat(request: Request, room_id: str) -> Response:
     """The table page's script takes the free seat (a person has opened the link in a
-    browser): the seat cookie, and the seat number as JSON. A browser that holds a seat
-    here already keeps it. Refused from another site's page (app/security.py)."""
-    if not well_formed_room_id(room_id):
-        return JSONResponse({"detail": NOT_A_ROOM}, 404)
-    room = await _rooms(request).find(room_id, arriving=True)
-    if room is None:
-        return JSONResponse({"detail": "No such table (it may have expired)."}, 404)
+    browser, or sat down from the lobby): the seat cookie, and the seat number as JSON. A
+    browser that holds a seat here already keeps it. Refused from another site's page
+    (app/security.py)."""
+    room = await table_for(request, room_id)
+    if not isinstance(room, Room):
+        return room  # (a 404)
     token = seat_token(request.cookies, room_id)
     seat = room.seat_for_token(token)
+    visitor = visitor_of(request)
     if seat is None:
         try:
-            claimed = await _rooms(request).join(room, _address(request))
-        except TooManyRooms as exc:
-            return JSONResponse({"detail": str(exc)}, 429)
-        if claimed is None:
-            return JSONResponse({"detail": "This table is full."}, 409)
-        seat, token = claimed
+            seat, token = await sit_down(request, room, visitor)
+        except Refused as exc:
+            return JSONResponse({"detail": exc.detail}, exc.status)
     assert token is not None
     response = JSONResponse({"seat": seat})
-    _set_seat_cookie(request, response, room_id, token)
+    set_seat_cookie(request, response, room_id, token)
+    remember(request, response, visitor)
     return response
 
 
@@ -224,11 +267,9 @@ async def record(request: Request, room_id: str) -> Response:
     """The record of the partie so far (docs/record.md): a seat's (its seat cookie) holds
     what that seat saw and the reviews of its finished deals; anyone else gets a
     watcher's, the public part only. Worked out in the teaching workers."""
-    if not well_formed_room_id(room_id):
-        return JSONResponse({"detail": NOT_A_ROOM}, 404)
-    room = await _rooms(request).find(room_id, arriving=True)
-    if room is None:
-        return JSONResponse({"detail": "No such table (it may have expired)."}, 404)
+    room = await table_for(request, room_id)
+    if not isinstance(room, Room):
+        return room  # (a 404)
     seat = room.seat_for_token(seat_token(request.cookies, room_id))
     meta = {"room": room_id, "opponent": room.opponent, "level": room.level,
             "practice": room.practice, "match": room.match,
@@ -250,7 +291,7 @@ async def replay(request: Request) -> HTMLResponse:
 async def table_replay(request: Request, room_id: str) -> Response:
     """The replay page for a table: its script fetches the table's record with the
     visitor's cookie (a seat's record, or a watcher's)."""
-    if not well_formed_room_id(room_id) or await _rooms(request).find(room_id) is None:
+    if not well_formed_room_id(room_id) or await rooms_of(request).find(room_id) is None:
         return _no_such_table(request)
     context = {"record_url": f"/r/{room_id}/record.json", "seat": 0,
                "card_names": engine.CARD_NAMES}

@@ -14,6 +14,13 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from engine.cards import CARD_NAMES
 
 Opponent = Literal["computer", "friend"]
+# Who may take a friend's table's free seat: people with its link, or anyone (the table is
+# listed in the lobby: docs/protocol.md, "The lobby").
+Seating = Literal["link", "open"]
+# An open table's place in the lobby, as its maker's page is told: listed; left the list
+# after waiting `open_table_seconds` with nobody; taken out by its maker (or not found in
+# the list); its maker sat down at another table from the lobby.
+Listing = Literal["listed", "expired", "unlisted", "elsewhere"]
 # The computer's levels (engine.computer.LEVELS); a computer seat plays one of them.
 ComputerLevel = Literal["basic", "good", "strong"]
 Level = ComputerLevel
@@ -79,6 +86,15 @@ class ComputerSeatMessage(_ClientMessage):
     level: ComputerLevel = "basic"
 
 
+class AbandonMessage(_ClientMessage):
+    """At a table of strangers whose other player has been away three minutes: end the
+    partie, recorded as abandoned by the absent seat (`result.abandoned`)."""
+
+    type: Literal["abandon"]
+    version: Version
+    id: MessageId
+
+
 class GoOnMessage(_ClientMessage):
     """The person has seen the trick the computer won: its wait before leading ends now
     (down to its usual pace). Changes nothing in the partie, so it is never answered;
@@ -114,12 +130,12 @@ class ReviewMessage(_ClientMessage):
 
 
 ClientMessage = Annotated[
-    ActionMessage | NewMatchMessage | ComputerSeatMessage | GoOnMessage | HintMessage
-    | ReviewMessage | ClientPing | ClientPong,
+    ActionMessage | NewMatchMessage | ComputerSeatMessage | AbandonMessage | GoOnMessage
+    | HintMessage | ReviewMessage | ClientPing | ClientPong,
     Field(discriminator="type"),
 ]
-CLIENT_TYPES = frozenset({"action", "new_match", "computer_seat", "go_on", "hint", "review",
-                          "ping", "pong"})
+CLIENT_TYPES = frozenset({"action", "new_match", "computer_seat", "abandon", "go_on", "hint",
+                          "review", "ping", "pong"})
 client_message_adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 
 
@@ -127,9 +143,15 @@ client_message_adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 
 
 class SeatPresence(_ServerMessage):
-    name: str  # "You", "Computer" or "Friend", as the receiving seat sees it
+    # "You" (the receiving seat's own), "Computer", or the display name of whoever sat
+    # there (a seat nobody has taken yet: "Friend"; for a watcher "Host", "Guest").
+    name: str
     joined: bool  # a friend has taken the seat
     connected: bool  # at least one socket is open for that seat
+    # A seat taken, with no socket open: how many whole seconds it has been away (at a
+    # table of strangers, after AWAY_SECONDS the other may give it to the computer, and
+    # after ABANDON_SECONDS end the partie as abandoned by it).
+    away: int | None = None
 
 
 class RoomInfo(_ServerMessage):
@@ -152,6 +174,12 @@ class RoomInfo(_ServerMessage):
     # This socket's seat may ask for hints here (the person at a computer table, both
     # seats of a practice table; never a watcher).
     hints: bool = False
+    # Who may take the free seat: people with the link, or anyone ("open": a table of
+    # strangers, listed in the lobby while it waits).
+    seating: Seating = "link"
+    # An open table waiting for its second player: its place in the lobby (its maker's
+    # page offers to list it again, or the computer, when it is no longer listed).
+    listing: Listing | None = None
     # Proves this socket was shown this version: sent back on reconnecting
     # (`/ws/{room_id}?seen=VERSION.RECEIPT`), so a store found to have lost it is known.
     receipt: str = ""
@@ -298,6 +326,7 @@ class ResultView(_ViewPart):
     points: int
     rubiconed: bool
     text: str
+    abandoned: Seat | None = None  # the seat that left: the partie ended, abandoned by it
 
 
 class LogLineView(_ViewPart):
@@ -410,6 +439,43 @@ class ReviewAnswer(_ServerMessage):
     review: dict[str, Any] | None
 
 
+class LobbyOpenTable(_ServerMessage):
+    """A table waiting in the lobby for anyone to sit down (`/r/{room_id}` sits there)."""
+
+    room_id: str
+    name: str  # its maker's display name
+    rules: RulesView
+    practice: bool
+    waited: int  # whole seconds it had waited in the list when this message was written
+
+
+class LobbyPlayingTable(_ServerMessage):
+    """A table being played that anyone may watch (`/r/{room_id}` watches)."""
+
+    room_id: str
+    names: list[str]  # seat 0's and seat 1's display names
+    rules: RulesView
+    practice: bool
+    deal: int  # the deal under way (0: the cut)
+    deals: int | None  # deals in the partie (None under au cent)
+    scores: list[int]  # over the deals finished (au cent: the game under way's)
+
+
+class LobbyMessage(_ServerMessage):
+    """The lobby's socket (`/ws/lobby`): with `reset`, the whole lists (the first message
+    on a socket); else what changed since the last message, many changes in one: tables
+    newly listed (or listed again) in `open` and those that left the list in `gone`;
+    tables played whose deal or scores changed, or newly listed, in `playing`, and those no
+    longer played in `ended`. Open tables come newest first."""
+
+    type: Literal["lobby"] = "lobby"
+    reset: bool
+    open: list[LobbyOpenTable]
+    gone: list[str]
+    playing: list[LobbyPlayingTable]
+    ended: list[str]
+
+
 class ServerPing(_ServerMessage):
     type: Literal["ping"] = "ping"
 
@@ -419,8 +485,8 @@ class ServerPong(_ServerMessage):
 
 
 ServerMessage = Annotated[
-    StateMessage | PresenceMessage | ErrorMessage | HintAnswer | ReviewAnswer | ServerPing
-    | ServerPong,
+    StateMessage | PresenceMessage | ErrorMessage | HintAnswer | ReviewAnswer | LobbyMessage
+    | ServerPing | ServerPong,
     Field(discriminator="type"),
 ]
 server_message_adapter: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)

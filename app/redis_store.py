@@ -27,7 +27,7 @@ import hashlib
 import json
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, get_args
 
 from app.protocol import ComputerLevel
@@ -136,12 +136,24 @@ class RedisStore(WritesByKind):
                 socket_timeout=timeout, socket_connect_timeout=timeout,
                 health_check_interval=1, connection_class=_connection_class())
             self.client = aioredis.Redis(connection_pool=pool)
-        self.sha = {name: hashlib.sha1(text.encode()).hexdigest()
-                    for name, text in SCRIPTS.items()}
+        self.scripts: dict[str, str] = {}
+        self.sha: dict[str, str] = {}
+        self.add_scripts(SCRIPTS)
         # Counted for /healthz?detail=1: sends again after a lost answer, waits that ran
         # out of patience.
         self.retries = 0
         self.unknown = 0
+
+    def add_scripts(self, scripts: dict[str, str]) -> None:
+        """More scripts to `run` by name (the lobby's: app/redis_lobby.py)."""
+        self.scripts.update(scripts)
+        self.sha.update({name: hashlib.sha1(text.encode()).hexdigest()
+                         for name, text in scripts.items()})
+
+    async def run(self, name: str, keys: list[str], args: list[Any]) -> Any:
+        """One of `scripts`, as a person waits for it: sent again while its answer is lost
+        (the script must be idempotent), for `UNSENT_PATIENCE` at most."""
+        return await self._call(name, keys, args, quick=True)
 
     # --- sending, with the retries that make an unknown outcome known ----------------------
 
@@ -158,7 +170,7 @@ class RedisStore(WritesByKind):
                     return await self.client.evalsha(self.sha[name], len(keys), *keys, *args)
                 return await self._with_wait(name, keys, args)
             except NoScriptError:
-                await self.client.script_load(SCRIPTS[name])
+                await self.client.script_load(self.scripts[name])
         raise StoreUnavailable(f"{name}: Redis forgot the script twice")
 
     async def _with_wait(self, name: str, keys: list[str], args: list[Any]) -> Any:
@@ -311,7 +323,14 @@ class RedisStore(WritesByKind):
         this one owned. A missed message costs little: this process's next write to that
         room is refused (its version is behind) and it lets go then. (In a cluster, a
         PUBLISH reaches every node, so any node will do.)"""
-        channel = f"piquet:owner:{self.owner}"
+        await self.subscribe(f"piquet:owner:{self.owner}",
+                             lambda data: hand_over(data.decode()))
+
+    async def subscribe(self, channel: str, handle: Callable[[bytes], Awaitable[None]],
+                        subscribed: Callable[[], None] | None = None) -> None:
+        """Until cancelled: `handle` each message published on `channel`; `subscribed()`
+        each time the subscription is made (again, after the channel failed: messages
+        published meanwhile were missed)."""
         while True:
             if self.cluster:
                 with contextlib.suppress(Exception):
@@ -319,15 +338,17 @@ class RedisStore(WritesByKind):
             pubsub: Any = self.client.pubsub()
             try:
                 await pubsub.subscribe(channel)
+                if subscribed is not None:
+                    subscribed()
                 while True:
                     message = await pubsub.get_message(ignore_subscribe_messages=True,
                                                        timeout=1.0)
                     if message is not None and message["type"] == "message":
-                        await hand_over(message["data"].decode())
+                        await handle(message["data"])
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                log.warning("hand-over channel failed (%r); listening again in 1 s", exc)
+                log.warning("channel %s failed (%r); listening again in 1 s", channel, exc)
                 await asyncio.sleep(1)
             finally:
                 with contextlib.suppress(Exception):

@@ -8,12 +8,16 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+from typing import TYPE_CHECKING
 
-from app.protocol import CLOSE_ROOM_EXPIRED
+from app.protocol import CLOSE_ROOM_EXPIRED, Listing
 from app.room import Room
 from app.room_options import RoomOptions
 from app.room_setup import RoomSetup, new_token
 from app.store import StoreError, hash_token
+
+if TYPE_CHECKING:
+    from app.lobby import Lobby
 
 log = logging.getLogger("piquet.rooms")
 
@@ -81,6 +85,8 @@ class RoomRegistry:
         # Rooms that came here from the store, and that went to another process: many of
         # either per action means the proxy does not route by room (docs/operating.md).
         self.moved = {"loaded": 0, "let_go": 0}
+        # The lobby (app/lobby.py): told of each change and of each room closed for good.
+        self.lobby: Lobby | None = None
 
     def stop_workers(self) -> None:
         self.setup.coach_pool.stop()
@@ -148,6 +154,10 @@ class RoomRegistry:
             return None
         self.rooms[room_id] = room
         self.moved["loaded"] += 1
+        if self.lobby is not None:
+            if room.waiting_for_stranger():
+                room.listing = "listed" if room_id in self.lobby.open else "unlisted"
+            self.lobby.room_changed(room)
         log.info("room loaded room=%s version=%d actions=%d from=%s rooms=%d", room_id,
                  room.version, len(stored.actions), stored.owner or "?", len(self.rooms))
         if room.computer is not None and not self.stopping:
@@ -180,15 +190,30 @@ class RoomRegistry:
             room.computer.poke()  # it may have won the cut
         return room, token
 
-    async def join(self, room: Room, address: str | None = None) -> tuple[int, str] | None:
-        """A friend at `address` takes the free seat (None: the table is full);
-        TooManyRooms when the address holds its share of rooms already."""
+    async def join(self, room: Room, address: str | None = None,
+                   name: str = "") -> tuple[int, str] | None:
+        """A friend at `address`, going by `name`, takes the free seat (None: the table is
+        full); TooManyRooms when the address holds its share of rooms already."""
         if address is not None and room.room_id not in self.held.get(address, ()):
             self._check_share(address)
-        claimed = await room.claim_free_seat()
+        claimed = await room.claim_free_seat(name)
         if claimed is not None:
             self.hold(room.room_id, address)
         return claimed
+
+    async def discard(self, room: Room) -> None:
+        """A table made and not wanted after all (a quick game that found a partner while
+        it was made): closed and forgotten at once."""
+        if self.rooms.get(room.room_id) is room:
+            self._remove(room.room_id)
+        await room.close(CLOSE_ROOM_EXPIRED, "This table was not needed after all.")
+        await self._forget(room, False)
+
+    def lobby_news(self, room_id: str, listing: Listing | None) -> None:
+        """The lobby's news of an open table, for the room if it is in this process."""
+        room = self.rooms.get(room_id)
+        if room is not None:
+            room.set_listing(listing)
 
     def _check_share(self, address: str | None) -> None:
         if address is not None and len(self.held.get(address, ())) >= self.rooms_per_address:
@@ -235,7 +260,10 @@ class RoomRegistry:
     def _expired(self, room: Room, now: float) -> bool:
         # A socket held open is not use (issue 25): only moves keep a room, and a room
         # nobody has played at goes soon, whoever waits in it.
-        limit = self.idle_seconds if room.used else self.unused_seconds
+        # A table waiting in the lobby's list is waiting for someone: the lobby takes it
+        # out after its own time, and then the table is unused from then.
+        waiting = room.listing == "listed" and room.waiting_for_stranger()
+        limit = self.idle_seconds if room.used or waiting else self.unused_seconds
         return now - room.last_move >= limit
 
     async def sweep(self, batch: int = 500) -> int:
@@ -273,7 +301,9 @@ class RoomRegistry:
 
     async def _forget(self, room: Room, let_go: bool) -> None:
         """A room closed for good: nothing is kept in the store either (only if this
-        process still owns it: one it let go of is another's)."""
+        process still owns it: one it let go of is another's), nor in the lobby."""
+        if self.lobby is not None and not let_go:
+            self.lobby.room_left(room.room_id, closed=True)
         if self.store is None or let_go:
             return
         try:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
+from dataclasses import replace
 from typing import Any, Literal
 
 import engine
@@ -31,6 +32,7 @@ from app.protocol import (
     ErrorCode,
     HintMessage,
     Level,
+    Listing,
     Opponent,
     ReviewMessage,
 )
@@ -103,7 +105,7 @@ class Room:
     # Slots: one dict fewer per room (docs/reliability.md); __weakref__ for the tests that
     # check an expired room is freed.
     __slots__ = ("__weakref__", "_letting_go", "changed_at", "closed", "coach", "computer",
-                 "hints", "ids", "journal", "last_activity", "last_move", "lock",
+                 "hints", "ids", "journal", "last_activity", "last_move", "listing", "lock",
                  "match", "notice", "options", "rematch", "room_id", "seating",
                  "setup", "state", "trim", "used", "version", "working")
 
@@ -126,7 +128,11 @@ class Room:
         self.version = 1
         self.match = 1  # counts new matches, so each socket knows when its log restarts
         self.seating = Seating(maker_token_hash or hash_token(new_token()),
-                               setup.max_connections_per_seat)
+                               setup.max_connections_per_seat, setup.clock)
+        self.seating.names = options.names
+        # An open table waiting for its second player: its place in the lobby, as the
+        # lobby tells it (app/lobby.py); its maker's page shows it.
+        self.listing: Listing | None = None
         # Where every change is written before anyone is told (None: memory only), and
         # what the room keeps of its writes and receipts.
         self.journal = Journal(room_id, setup.store,
@@ -213,7 +219,8 @@ class Room:
             version=self.version, match=self.match, working=self.working, receipt=receipt,
             practice=self.practice, hints=self.hints, can_new_match=self.can_new_match(),
             rematch=tuple(sorted(self.rematch)), waiting_for_store=self.journal.waiting,
-            notice=self.notice)
+            notice=self.notice, seating=self.options.seating,
+            listing=self.listing if self.waiting_for_stranger() else None)
 
     def connections(self) -> list[Connection]:
         """Every socket of the room: both seats', then the watchers'."""
@@ -278,18 +285,34 @@ class Room:
     def has_free_seat(self) -> bool:
         return self.opponent == "friend" and self.seating.seats[1].token_hash is None
 
-    async def claim_free_seat(self) -> tuple[int, str] | None:
-        """A friend's first visit takes seat 1; None when the table is full (here, or in
-        the store: another process may have given it away, to a friend or the computer).
-        The seat and the new cut (the one made with the room was only a placeholder) are
-        one change, under the room's lock: a seat claimed and a seat given to the
-        computer never both succeed."""
+    def waiting_for_stranger(self) -> bool:
+        """An open table (anyone may sit down) whose second seat nobody has taken."""
+        return self.options.seating == "open" and self.has_free_seat()
+
+    def set_listing(self, listing: Listing | None) -> None:
+        """The lobby's news of this open table (app/lobby.py): listed, or no longer and
+        why. Every socket is told (the partie is unchanged: the same version). A table
+        listed again, or that has just left the list, counts from now towards closing
+        unused (its maker is offered to wait again or to play the computer)."""
+        if listing == self.listing or self.closed:
+            return
+        self.listing = listing
+        if self.waiting_for_stranger():
+            self.last_move = self.setup.clock()
+            self.seating.tell(self.snapshot(self.journal.receipt(self.version)))
+
+    async def claim_free_seat(self, name: str = "") -> tuple[int, str] | None:
+        """A friend's first visit takes seat 1, going by `name`; None when the table is
+        full (here, or in the store: another process may have given it away, to a friend
+        or the computer). The seat, its name and the new cut (the one made with the room
+        was only a placeholder) are one change, under the room's lock: a seat claimed and
+        a seat given to the computer never both succeed."""
         async with self.lock:
             if self.closed or not self.has_free_seat():
                 return None
             token = new_token()
             try:
-                await self._fresh_partie(claim=(1, hash_token(token)))
+                await self._fresh_partie(claim=(1, hash_token(token)), name=name)
             except SeatTaken:
                 return None
             except (VersionConflict, StoreUnknown):
@@ -344,6 +367,8 @@ class Room:
                 return await self._new_match(seat, reply_to)
             if kind == "computer_seat":
                 return await self._give_seat_to_computer(seat, action["level"], reply_to)
+            if kind == "abandon":
+                return await self._end_for_absence(seat, reply_to)
             return await self._move(seat, action, reply_to)
         except SeatTaken:
             return self._refuse(reply_to, seat, "not_allowed",
@@ -436,15 +461,75 @@ class Room:
     async def _give_seat_to_computer(self, seat: int, level: ComputerLevel,
                                      reply_to: Connection | None) -> Outcome:
         """A friend who never came: the maker gives the free seat to the computer, and the
-        partie starts afresh (a new cut) against it. The link then finds a full table."""
+        partie starts afresh (a new cut) against it. The link then finds a full table.
+        At a table of strangers, a player whose opponent has been away `away_seconds`
+        may do the same with the absent seat (`_take_over`)."""
+        if self.stranger_away(seat, self.setup.away_seconds):
+            return await self._take_over(seat, level, reply_to)
         if not self.has_free_seat() or seat != 0:
             return self._refuse(reply_to, seat, "not_allowed",
                                 "Only the table's maker may give the free seat to the "
-                                "computer, while nobody has taken it.")
+                                "computer, while nobody has taken it; at a table of "
+                                "strangers, either player may once the other has been "
+                                "away a minute.")
         await self._fresh_partie(reply_to=reply_to, computer_level=level)
         self.used = True
         self.seating.tell_presence()
         log.info("computer seat room=%s level=%s", self.room_id, level)
+        return "applied"
+
+    def stranger_away(self, seat: int, seconds: float) -> bool:
+        """At a table of strangers, both seats taken, the seat other than `seat` has had
+        no socket open for `seconds` at least."""
+        return (self.options.seating == "open" and self.opponent == "friend"
+                and seat in (0, 1) and all(s.token_hash for s in self.seating.seats)
+                and self.seating.away_for(1 - seat) >= seconds)
+
+    async def _take_over(self, seat: int, level: ComputerLevel,
+                         reply_to: Connection | None) -> Outcome:
+        """A stranger left: the absent seat goes to the computer and `seat`'s player gets
+        a new partie against it, in seat 0 (the computer's is seat 1: a player in seat 1
+        moves over, its token with it, and its sockets reconnect there). The absent
+        player, back, holds no seat: it watches, told why."""
+        absent = self.options.names[1 - seat] or "Your opponent"
+        token_hash = self.seating.seats[seat].token_hash
+        assert token_hash is not None
+        await self._fresh_partie(
+            reply_to=reply_to, computer_level=level, take_over=(0, token_hash),
+            names=(self.options.names[seat], ""),
+            notice=f"{absent} was away, so their seat went to the computer.")
+        self.used = True
+        # Seat 1's player (if it was the one left) is seat 0's now; the absent one is no
+        # seat's: their sockets reconnect, and find where they are.
+        for number in (0, 1) if seat == 1 else (1,):
+            for conn in list(self.seating.seats[number].connections):
+                conn.close(CLOSE_GOING_AWAY, "Your seat at this table changed; reconnect.")
+        self.seating.tell_presence()
+        log.info("computer took an absent seat room=%s level=%s", self.room_id, level)
+        return "applied"
+
+    async def _end_for_absence(self, seat: int, reply_to: Connection | None) -> Outcome:
+        """At a table of strangers, a player whose opponent has been away
+        `abandon_seconds` ends the partie, recorded as abandoned by the absent seat."""
+        if (not self.stranger_away(seat, self.setup.abandon_seconds)
+                or self.state.step is engine.Step.PARTIE_OVER):
+            return self._refuse(reply_to, seat, "not_allowed",
+                                "A partie may be ended for the other player's absence at a "
+                                "table of strangers only, once they have been away three "
+                                "minutes.")
+        return await self.end_abandoned(1 - seat, reply_to)
+
+    async def end_abandoned(self, seat: int, reply_to: Connection | None = None) -> Outcome:
+        """The partie ends here, abandoned by `seat` (its player left the table): the
+        table's own entry (engine.NO_SEAT's {"type": "abandon", "seat": seat}), stored
+        like any change and told to every socket; the result names the seat
+        (engine.abandon). The caller holds the lock, and has checked it may."""
+        state = engine.abandon(self.state, seat)
+        entry = {"type": "abandon", "seat": seat}
+        await self._change(change_for_action(self.version + 1, engine.NO_SEAT, entry),
+                           state, reply_to)
+        self.used = True
+        log.info("partie abandoned room=%s seat=%d", self.room_id, seat)
         return "applied"
 
     async def _fresh_partie(
@@ -454,32 +539,45 @@ class Room:
         reply_to: Connection | None = None,
         computer_level: ComputerLevel | None = None,
         claim: tuple[int, str] | None = None,
+        name: str = "",
+        take_over: tuple[int, str] | None = None,
+        names: tuple[str, str] | None = None,
         notice: str | None = None,
     ) -> None:
         """A new partie in this room (a new match: every socket's log starts again),
         stored first (the caller holds the lock). `computer_level`: seat 1 goes to the
         computer, at that level, from this partie on; `claim`: a friend takes seat 1 (its
-        token's digest). Either needs seat 1 still free (SeatTaken)."""
+        token's digest), going by `name`. Either needs seat 1 still free (SeatTaken),
+        unless the computer takes over an absent stranger's seat (`take_over`: the
+        present player's seat and token digest; `names`: the seats' names from now)."""
         pack = self.setup.new_pack() if first_dealer is not None else None
         state = engine.new_partie(seed=self.setup.new_seed(), first_dealer=first_dealer,
                                   pack=pack, rules=self.options.rules)
         options = self.options
         if computer_level is not None:
             options = options.with_computer(computer_level)
-        free = 1 if computer_level is not None or claim is not None else None
+        if claim is not None:
+            options = options.with_name(claim[0], name)
+        if names is not None:
+            options = replace(options, names=names)
+        free = 1 if take_over is None and (computer_level or claim) else None
         if free is not None and self.seating.seats[free].token_hash is not None:
             raise SeatTaken(f"seat {free} is taken")
         receipt = await self._commit(Change(
             self.version + 1, "match", match=self.match + 1, seed=state.seed,
-            first_dealer=first_dealer, first_pack=pack, options=options.to_json(), claim=claim,
-            free=free))
+            first_dealer=first_dealer, first_pack=pack, options=options.to_json(),
+            claim=claim or take_over, free=free))
         # Only once stored: a refused write changes nothing.
+        self.options = options
+        self.seating.names = options.names
         if computer_level is not None:
-            self.options = options
             self._seat_computer(computer_level)
             self.hints = hints_at(self.opponent, self.practice)
+        for taken in (claim, take_over):
+            if taken is not None:
+                self.seating.seats[taken[0]].token_hash = taken[1]
         if claim is not None:
-            self.seating.seats[claim[0]].token_hash = claim[1]
+            self.listing = None
         self.match += 1
         self.rematch.clear()
         self.notice = None

@@ -52,3 +52,7 @@ class RoomSetup:
     computer_pool: ComputerPool | None = None
     # Where hints, reviews and records are worked out (app/coach.py).
     coach_pool: CoachPool = field(default_factory=lambda: CoachPool(0))
+    # At a table of strangers, how long a seat is away before the other player may give
+    # it to the computer, and before they may end the partie as abandoned by it.
+    away_seconds: float = 60.0
+    abandon_seconds: float = 180.0

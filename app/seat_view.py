@@ -23,7 +23,15 @@ import orjson
 
 import engine
 from app.padding import Ceilings
-from app.protocol import ErrorCode, ErrorMessage, Level, Opponent, PresenceMessage
+from app.protocol import (
+    ErrorCode,
+    ErrorMessage,
+    Level,
+    Listing,
+    Opponent,
+    PresenceMessage,
+    Seating,
+)
 
 log = logging.getLogger("piquet.rooms")
 
@@ -34,11 +42,15 @@ VIEWERS = (0, 1, WATCHER)
 
 @dataclass(frozen=True, slots=True)
 class SeatPresence:
-    """One seat as the table knows it: taken, by the computer, with a socket open."""
+    """One seat as the table knows it: taken, by the computer, with a socket open; the
+    display name of whoever took it ("" for none yet), and, for a seat taken with no
+    socket open, how many whole seconds it has been away."""
 
     joined: bool
     computer: bool
     connected: bool
+    name: str = ""
+    away: int | None = None
 
 
 NOBODY = SeatPresence(joined=False, computer=False, connected=False)
@@ -79,6 +91,8 @@ class Snapshot:
     rematch: tuple[int, ...]
     waiting_for_store: bool
     notice: str | None
+    seating: Seating = "link"
+    listing: Listing | None = None  # an open table's place in the lobby (its maker's page)
     seats: tuple[SeatPresence, SeatPresence] = (NOBODY, NOBODY)  # (app/seating.py's)
     watchers: int = 0
 
@@ -101,17 +115,20 @@ class LogCursor:
 
 def presence(seats: tuple[SeatPresence, SeatPresence], viewer: int) -> list[dict[str, Any]]:
     """Both seats as `viewer` (WATCHER: a watcher) sees them: SeatPresence of
-    app/protocol.py as plain JSON."""
+    app/protocol.py as plain JSON. A seat is named by its display name (a seat nobody has
+    taken: "Friend", or for a watcher "Host" and "Guest"); the viewer's own is "You"."""
     out = []
     for number, seat in enumerate(seats):
-        other = "Computer" if seat.computer else "Friend"
-        if viewer == WATCHER:
-            other = "Computer" if seat.computer else ("Host", "Guest")[number]
-        out.append({
-            "name": "You" if number == viewer else other,
+        unnamed = ("Host", "Guest")[number] if viewer == WATCHER else "Friend"
+        other = seat.name or unnamed
+        one: dict[str, Any] = {
+            "name": "You" if number == viewer else "Computer" if seat.computer else other,
             "joined": seat.computer or seat.joined,
             "connected": seat.computer or seat.connected,
-        })
+        }
+        if seat.away is not None and not seat.computer:
+            one["away"] = seat.away
+        out.append(one)
     return out
 
 
@@ -119,7 +136,8 @@ def presence_texts(seats: tuple[SeatPresence, SeatPresence], watchers: int) -> d
     """The presence frame for each kind of viewer (seat 0, seat 1, WATCHER)."""
     return {
         viewer: PresenceMessage.model_validate(
-            {"seats": presence(seats, viewer), "watchers": watchers}).model_dump_json()
+            {"seats": presence(seats, viewer), "watchers": watchers}
+        ).model_dump_json(exclude_none=True)  # (`away` only for a seat away)
         for viewer in VIEWERS
     }
 
@@ -160,6 +178,8 @@ def state_text(table: Snapshot, viewer: int, cursor: LogCursor) -> tuple[str, Lo
             "hints": not watching and table.hints[viewer],
             "store": "waiting" if table.waiting_for_store else "ok",
             "notice": table.notice,
+            "seating": table.seating,
+            "listing": table.listing,
             "receipt": table.receipt,
         },
     }

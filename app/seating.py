@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import time
+from collections.abc import Callable
 
 from app.connection import Connection
 from app.protocol import CLOSE_REPLACED
@@ -31,13 +33,16 @@ PRESENCE_DELAY = 0.25
 
 
 class Seat:
-    __slots__ = ("_connections", "limit", "token_hash")
+    __slots__ = ("_connections", "away_since", "limit", "token_hash")
 
-    def __init__(self, token_hash: str | None) -> None:
+    def __init__(self, token_hash: str | None, now: float) -> None:
         # The seat token's SHA-256 (app/store.py: never kept in the clear, here or in the
         # store); None: nobody has taken this seat (a friend's, or the computer's).
         self.token_hash = token_hash
         self._connections: list[Connection] = []
+        # Since when (the room's clock) no socket of this seat has been open; None while
+        # one is. A table loaded in this process counts from then.
+        self.away_since: float | None = now
         # The seat's messages (and connections) draw on one bucket, whichever socket they
         # come on: a client that reconnects after each close gets no fresh allowance.
         self.limit: RateLimit | None = None
@@ -58,11 +63,15 @@ class Seat:
 
 
 class Seating:
-    __slots__ = ("_presence", "_skip", "_watchers", "computer", "max_connections_per_seat",
-                 "now", "seats")
+    __slots__ = ("_presence", "_skip", "_watchers", "clock", "computer",
+                 "max_connections_per_seat", "names", "now", "seats")
 
-    def __init__(self, maker_token_hash: str, max_connections_per_seat: int) -> None:
-        self.seats = (Seat(maker_token_hash), Seat(None))
+    def __init__(self, maker_token_hash: str, max_connections_per_seat: int,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self.seats = (Seat(maker_token_hash, clock()), Seat(None, clock()))
+        # Each seat's display name (the room's options: app/room_options.py).
+        self.names: tuple[str, str] = ("", "")
         self._watchers: list[Connection] = []
         self.max_connections_per_seat = max_connections_per_seat
         # The seat the computer holds (None: people only).
@@ -78,9 +87,23 @@ class Seating:
     def presence(self) -> tuple[SeatPresence, SeatPresence]:
         seat0, seat1 = (
             SeatPresence(joined=seat.token_hash is not None, computer=number == self.computer,
-                         connected=bool(seat.connections))
+                         connected=bool(seat.connections), name=self.names[number],
+                         away=self._away(number))
             for number, seat in enumerate(self.seats))
         return seat0, seat1
+
+    def away_for(self, number: int) -> float:
+        """How long a seat someone took has had no socket open (0 while one is open)."""
+        seat = self.seats[number]
+        if seat.connections or seat.away_since is None:
+            return 0.0
+        return self.clock() - seat.away_since
+
+    def _away(self, number: int) -> int | None:
+        seat = self.seats[number]
+        if seat.token_hash is None or number == self.computer or seat.connections:
+            return None
+        return int(self.away_for(number))
 
     @property
     def watchers(self) -> list[Connection]:
@@ -100,10 +123,11 @@ class Seating:
         digest = hash_token(token).encode()
         found = None
         for number, seat in enumerate(self.seats):
-            # Compare with both seats whatever happens, so the time says nothing.
+            # Compare with both seats whatever happens, so the time says nothing. A seat
+            # the computer holds is no token's (a stranger's, given to it: app/room.py).
             if seat.token_hash is not None and secrets.compare_digest(
                 seat.token_hash.encode(), digest
-            ):
+            ) and number != self.computer:
                 found = number
         return found
 
@@ -144,6 +168,7 @@ class Seating:
             oldest.close(CLOSE_REPLACED, "This seat was opened in another window.")
             # Its socket ends by itself; the room forgets it now.
         seat.connections.append(conn)
+        seat.away_since = None
         self._joined(conn)
 
     def attach_watcher(self, conn: Connection) -> bool:
@@ -168,6 +193,8 @@ class Seating:
             found.remove(conn)
         elif not conn.dropped:
             return False
+        if conn.seat != WATCHER and not found:
+            self.seats[conn.seat].away_since = self.clock()
         self._presence_changed()
         self.tell_presence()  # (a dropped socket was forgotten already: now it is told)
         return True

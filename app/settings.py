@@ -69,6 +69,18 @@ class Settings(BaseSettings):
     # it may give way to a new one when every table is taken (issue 25).
     rooms_per_address: Count = 10
     room_give_way_seconds: Seconds = 300
+    # The lobby (app/lobby.py): an open table leaves the list after waiting this long with
+    # nobody (its maker may list it again); one client address has at most this many
+    # tables listed at once; the changes of this many seconds go to each of the lobby's
+    # watchers in one message.
+    open_table_seconds: Period = 15 * 60
+    open_tables_per_address: Count = 3
+    lobby_coalesce: Seconds = 0.5
+    # At a table of strangers, a player whose opponent has had no page open this long may
+    # give their seat to the computer, and after `stranger_abandon_seconds` end the partie
+    # as abandoned by them.
+    stranger_away_seconds: Period = 60
+    stranger_abandon_seconds: Period = 180
     # The largest request body accepted (a form or the API's JSON is tens of bytes).
     max_body_bytes: Annotated[int, Field(ge=256)] = 8192
     # Connections (app/serving.py): a connection that has not sent a whole request head

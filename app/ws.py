@@ -7,7 +7,6 @@ makes itself is its own seat's state right after its own action (app/connection.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import re
@@ -19,6 +18,7 @@ from starlette.routing import WebSocketRoute
 from starlette.types import Message, Receive, Scope, Send
 
 from app.connection import Connection
+from app.lobby_ws import LOBBY, lobby_socket
 from app.protocol import (
     CLIENT_TYPES,
     CLOSE_BAD_TOKEN,
@@ -26,6 +26,7 @@ from app.protocol import (
     CLOSE_GOING_AWAY,
     CLOSE_POLICY,
     CLOSE_UNKNOWN_ROOM,
+    AbandonMessage,
     ActionMessage,
     ClientMessage,
     ClientPing,
@@ -137,14 +138,8 @@ async def table_socket(websocket: WebSocket) -> None:
         return
     conn, limit, watching = admitted
     log.info("connect room=%s seat=%d peer=%s", room_id, seat, peer)
-    # The loop runs as a task of its own, which `Connection.drop` may cancel while it
-    # waits for a frame (a client that stopped reading may never send again either).
-    conn.reader = asyncio.create_task(_receive_loop(websocket, room, conn, settings, limit))
     try:
-        await conn.reader
-    except asyncio.CancelledError:
-        if not conn.reader.cancelled() or not conn.dropped:
-            raise  # this handler itself was cancelled (shutdown): not ours to swallow
+        await conn.serve(_receive_loop(room, conn, settings, limit))
     finally:
         room.detach(conn)
         if watching is not None:
@@ -182,22 +177,16 @@ def _admit(websocket: WebSocket, room: Room, seat: int, address: str
     return conn, limit, table
 
 
-async def _receive_loop(
-    websocket: WebSocket, room: Room, conn: Connection, settings: Settings, limit: Allowance
-) -> None:
+async def _receive_loop(room: Room, conn: Connection, settings: Settings,
+                        limit: Allowance) -> None:
     frame: Message | None
     text: str | None
     data: bytes | None
     while not conn.dropped:
         frame = text = data = None  # the last frame is not kept while waiting for the next
-        conn.receiving = True
-        try:
-            frame = await websocket.receive()
-        finally:
-            conn.receiving = False
-        if frame["type"] == "websocket.disconnect":
+        frame = await conn.next_frame()
+        if frame is None:
             return
-        conn.heard()
         if conn.closing:
             continue  # a close is on its way; wait for the peer's close to end the loop
         if not limit.take():
@@ -270,6 +259,8 @@ async def dispatch(room: Room, conn: Connection, msg: ClientMessage) -> None:
     elif isinstance(msg, ComputerSeatMessage):
         await room.submit(conn.seat, {"type": "computer_seat", "level": msg.level},
                           msg.version, conn, msg.id)
+    elif isinstance(msg, AbandonMessage):
+        await room.submit(conn.seat, {"type": "abandon"}, msg.version, conn, msg.id)
     elif isinstance(msg, GoOnMessage):
         room.go_on(conn, msg.version)
     elif isinstance(msg, HintMessage | ReviewMessage):
@@ -293,7 +284,8 @@ ROUTE_PATH = re.compile(r"/ws/([^/]+)")
 
 
 async def shortcut(scope: Scope, receive: Receive, send: Send) -> bool:
-    """A table's socket (`/ws/{room_id}`) straight to `table_socket`, past the middleware
+    """A table's socket (`/ws/{room_id}`) straight to `table_socket`, and the lobby's
+    (`/ws/lobby`) to `lobby_socket`, past the middleware
     and the router; False for anything else. Each layer of the stack keeps a coroutine
     frame (and wraps `send` and `receive`) for as long as a socket is open: ~9 KB a socket
     and a few microseconds a frame, with nothing to do for a socket (the Guard handles
@@ -304,6 +296,9 @@ async def shortcut(scope: Scope, receive: Receive, send: Send) -> bool:
     found = ROUTE_PATH.fullmatch(scope["path"])
     if found is None:
         return False
+    if found[1] == LOBBY:  # (never a room id: those are 16 characters)
+        await lobby_socket(WebSocket(scope, receive, send))
+        return True
     scope["path_params"] = {"room_id": found[1]}
     await table_socket(WebSocket(scope, receive, send))
     return True

@@ -26,6 +26,7 @@ from engine.record import (
 from engine.rules import (
     NO_SEAT,
     DiscardRule,
+    abandon,
     apply,
     check_pack,
     deal_again,
@@ -79,6 +80,7 @@ __all__ = [
     "State",
     "Step",
     "Suit",
+    "abandon",
     "apply",
     "check_pack",
     "deal_again",

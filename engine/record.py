@@ -116,6 +116,13 @@ class RecordBuilder:
         self._deals.append({"number": state.deal_number, "steps": [], "again": old})
         self._last = state
 
+    def end(self, state: State) -> None:
+        """The table ended the partie (abandoned by a seat that left: engine.abandon):
+        no seat's step; the record's result is `state`'s."""
+        if self._last is None:
+            raise ValueError("start(state) comes before end")
+        self._last = state
+
     def _told(self, seat: int, a: Action, before: State, after: dict[str, Any]) -> dict[str, Any]:
         """The action as this record's seat knows it (module docstring)."""
         if seat == self.seat:

@@ -41,8 +41,8 @@ from engine.declaring import current_category
 from engine.errors import IllegalActionError, MalformedActionError, OutOfTurnError
 from engine.reckoning import PARTIE_DEALS, TIE_DEALS, end_deal, partie_result, rubicon
 from engine.showing import LEFTOVERS
-from engine.state import State, Step
-from engine.table import DiscardRule, Handler, Legal, describe
+from engine.state import Result, State, Step
+from engine.table import DiscardRule, Handler, Legal, describe, goto, log
 from engine.tricks import PLAY_ENTRY as _PLAY_ENTRY
 from engine.variants import RUBICON, Rules
 
@@ -56,6 +56,7 @@ __all__ = [
     "Flow",
     "Legal",
     "Rules",
+    "abandon",
     "apply",
     "check_pack",
     "current_category",
@@ -279,6 +280,26 @@ def deal_again(state: State, pack: Sequence[Card | str], why: str) -> State:
     return s
 
 
+def abandon(state: State, seat: int) -> State:
+    """The table, not a seat: the partie ends here, abandoned by `seat` (a player who left
+    the table and did not come back). The other seat wins; `result.abandoned` names the
+    seat that left, `result.totals` are the partie's as they stand (the deals finished;
+    under Piquet au cent, the games won), and no points are settled. Stored as
+    (NO_SEAT, {"type": "abandon", "seat": seat}). ValueError once the partie is over."""
+    if seat not in (0, 1) or isinstance(seat, bool):
+        raise ValueError(f"a partie is abandoned by seat 0 or 1, not {seat!r}")
+    if state.step is Step.PARTIE_OVER:
+        raise ValueError("the partie is over: there is nothing to abandon")
+    s = state.copy()
+    totals = au_cent.games_won(s) if s.rules.game == "au_cent" else (
+        sum(row[0] for row in s.sheet), sum(row[1] for row in s.sheet))
+    s.result = Result(1 - seat, totals, 0, False,
+                      f"Abandoned at {totals[0]} to {totals[1]}", abandoned=seat)
+    log(s, seat, "abandon", "Left the table: the partie ends, abandoned")
+    goto(s, Step.PARTIE_OVER, None)
+    return s
+
+
 def _refusal(s: State, seat: int, a: Action) -> str:
     words = [label for _, label in legal(s, seat)]
     allowed = "; ".join(words[:12]) + (" …" if len(words) > 12 else "") if words else "nothing"
@@ -286,7 +307,9 @@ def _refusal(s: State, seat: int, a: Action) -> str:
 
 
 # The seat of an entry the table itself made, not a seat: a deal dealt again (`deal_again`)
-# by a server whose store lost a move, stored as (NO_SEAT, {"type": "deal_again"}, pack).
+# by a server whose store lost a move, stored as (NO_SEAT, {"type": "deal_again"}, pack),
+# and a partie abandoned by a seat that left (`abandon`), (NO_SEAT, {"type": "abandon",
+# "seat": N}).
 NO_SEAT = -1
 
 Entry = (tuple[int, Action | dict[str, Any]]
@@ -297,8 +320,8 @@ def replaying(seed: int, entries: Iterable[Entry], *, why: str = "",
               **options: Any) -> Iterator[tuple[int, Action | dict[str, Any], State]]:
     """Each entry of a partie replayed from its seed (and `new_partie` options), with the
     state after it: (seat, action) pairs, or (seat, action, pack) for an action that dealt
-    from that pack; an entry of NO_SEAT is a deal dealt again from its pack, logged with
-    `why`."""
+    from that pack; an entry of NO_SEAT is the table's own: a deal dealt again from its
+    pack, logged with `why`, or the partie abandoned by a seat (`abandon`)."""
     s = new_partie(seed, **options)
     for entry in entries:
         s = _replay_entry(s, entry, why)
@@ -310,6 +333,8 @@ def _replay_entry(s: State, entry: Entry, why: str) -> State:
     pack = entry[2] if len(entry) > 2 else None
     if seat != NO_SEAT:
         return apply(s, seat, action, pack=pack)
+    if isinstance(action, dict) and action.get("type") == "abandon":
+        return abandon(s, int(action["seat"]))
     if pack is None:
         raise ValueError("a deal dealt again keeps its pack")
     return deal_again(s, pack, why)

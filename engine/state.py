@@ -163,6 +163,9 @@ class Result:
     points: int  # au cent: the winner's games
     rubiconed: bool
     text: str
+    # The seat that left the table before the end: the partie ended, abandoned by it
+    # (engine.abandon), the other seat winning; None for a partie played out.
+    abandoned: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

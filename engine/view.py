@@ -128,7 +128,8 @@ def _public(s: State) -> dict[str, Any]:
         "bonuses": [{"seat": b[0], "kind": b[1], "points": b[2]} for b in s.bonuses],
         "result": None if s.result is None else {
             "winner": s.result.winner, "totals": list(s.result.totals),
-            "points": s.result.points, "rubiconed": s.result.rubiconed, "text": s.result.text},
+            "points": s.result.points, "rubiconed": s.result.rubiconed, "text": s.result.text,
+            "abandoned": s.result.abandoned},
         "rules": s.derived("rules", s.rules, _rules),
         "games": None if s.rules.game != "au_cent" else _games(s, deal if in_deal else None),
     }

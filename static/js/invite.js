@@ -38,6 +38,16 @@ export async function claimSeat(root, then) {
     location.reload();
     return;
   }
+  if (response.status === 422) {
+    // A name like the other player's: said, with the way to another name.
+    const banner = document.getElementById("conn-banner");
+    document.getElementById("conn-text").textContent = (await response.json()).detail;
+    const link = Object.assign(document.createElement("a"), { className: "button conn-action", href: "/#name", textContent: "Choose another name" });
+    banner.append(link);
+    banner.classList.add("fatal");
+    banner.hidden = false;
+    return;
+  }
   if (!response.ok) {
     again();
     return;

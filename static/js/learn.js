@@ -10,7 +10,7 @@ let coach = null;
 let coming = null;
 
 /** A stylesheet in the page, once it has loaded (or failed: drawn unstyled, not never). */
-function sheet(href) {
+export function sheet(href) {
   const had = document.querySelector(`link[href="${href}"]`);
   if (had?.sheet) return Promise.resolve();
   const link = had || document.head.appendChild(h("link", { rel: "stylesheet", href }));

@@ -14,6 +14,8 @@ const toast = document.getElementById("toast");
 const baseTitle = document.title;
 // A friend's table alone: the maker's copy button, the friend's first visit.
 const invite = () => import("./invite.js");
+// Strangers' tables (and a partie abandoned) alone.
+const strangers = (m) => (m.room.seating === "open" || m.view.result?.abandoned != null) && import("./strangers.js").then((s) => s.decorate(root, m, socket));
 
 const ui = {
   lastState: null,
@@ -54,6 +56,7 @@ function draw() {
   const note = msg.room.notice || (msg.room.store === "waiting" ? "Waiting for the table's store to answer…" : "");
   if (!look) for (const [t, role] of [[ui.notice, "alert"], [note, "status"]]) if (t) root.querySelector("#prompt").append(" ", h("span", { class: "notice", role }, t));
   syncRoving();
+  strangers(msg);
   root.dataset.busy = ui.busy;
   document.title = c.myTurn ? `Your turn · ${baseTitle}` : baseTitle;
   // Last: tests wait on this attribute, so the DOM is complete when it changes.
@@ -101,6 +104,7 @@ function onState(msg) {
   if (previous?.version !== msg.version) ui.hintNote = "";
   if (view.phase.endsWith("_over")) coachReady(); // the review is a click away
   setBusy(false);
+  root.dataset.seat = msg.room.seat ?? "watch";
   // A refusal is followed by a fresh state at the same version: say why until it moves on.
   if (msg.version > ui.noticeVersion) ui.notice = "";
   ui.lastState = msg;
@@ -118,6 +122,7 @@ function onPresence(msg) {
   if (!ui.lastState) return;
   ui.lastState.room = { ...ui.lastState.room, seats: msg.seats, watchers: msg.watchers || 0 };
   renderPresence(root, ui.lastState, ui);
+  strangers(ui.lastState);
 }
 
 function onError(msg) {

@@ -29,7 +29,7 @@ with warnings.catch_warnings():
 # Stand-ins for the page engineer's templates: the server tests check the context
 # the server passes, not the pages' markup (tests/browser does that).
 STAND_INS = {
-    "lobby.html": "lobby",
+    "lobby.html": "lobby|{{ name }}|{{ typed }}|{{ name_error }}",
     "rules.html": "rules",
     "table.html": "table|{{ room_id }}|{{ seat }}|{{ opponent }}|{{ room_url }}",
     "message.html": "message|{{ title }}|{{ message }}|{{ action_url }}|{{ action_label }}",
@@ -73,6 +73,7 @@ def settings_for_tests(templates_dir: Path, **overrides: Any) -> Settings:
         "rooms_burst": 1_000_000,
         "rooms_per_address": 1_000_000,  # every test's client is one address
         "max_watchers_per_address": 16,  # every test client is one address
+        "lobby_coalesce": 0.01,  # the lobby's news at once (test_lobby checks the coalescing)
     }
     values.update(overrides)
     return Settings(**values)

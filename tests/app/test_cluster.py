@@ -483,3 +483,74 @@ def test_a_good_or_strong_computer_resumes_after_a_restart(tmp_path: Path, level
         cluster.run(scenario())
     finally:
         cluster.stop()
+
+
+class LobbySocket:
+    """A lobby socket on one process (or through nginx): the open tables it was told of."""
+
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+        self.open: set[str] = set()
+        self.playing: set[str] = set()
+
+    @classmethod
+    async def on(cls, base: str) -> LobbySocket:
+        ws = await connect(f"{base}/ws/lobby", proxy=None, open_timeout=10)
+        socket = cls(ws)
+        await socket.read()  # the lists, first
+        return socket
+
+    async def read(self) -> None:
+        frame = json.loads(await asyncio.wait_for(self.ws.recv(), 15))
+        if frame["type"] == "ping":
+            await self.ws.send('{"type": "pong"}')
+        if frame["type"] != "lobby":
+            return
+        self.open |= {t["room_id"] for t in frame["open"]}
+        self.open -= set(frame["gone"])
+        self.playing |= {t["room_id"] for t in frame["playing"]}
+        self.playing -= set(frame["ended"])
+
+    async def until(self, done: Any) -> None:
+        while not done(self):
+            await self.read()
+
+
+def test_two_visitors_on_two_processes_are_paired_and_every_lobby_sees_it(
+    cluster: Cluster,
+) -> None:
+    """Every process's lobby shows the same open tables (the lists in Redis, the changes
+    told to every process); a visitor on one process presses "Quick game" and waits, a
+    visitor on the other presses it and sits down at that table (taking it is one step in
+    Redis), and the two then play through nginx."""
+
+    async def scenario() -> None:
+        first, second = cluster.apps
+        lobbies = [await LobbySocket.on(app.ws) for app in cluster.apps]
+        lobbies.append(await LobbySocket.on(cluster.nginx.ws))
+        async with httpx.AsyncClient(trust_env=False, timeout=10) as alice, \
+                httpx.AsyncClient(trust_env=False, timeout=10) as bob:
+            waiting = (await alice.post(f"{first.http}/api/lobby/quick",
+                                        json={"name": "Alice"})).json()
+            assert waiting["waiting"] and waiting["seat"] == 0
+            room_id = waiting["room_id"]
+            for lobby in lobbies:
+                await lobby.until(lambda s: room_id in s.open)
+            paired = (await bob.post(f"{second.http}/api/lobby/quick",
+                                     json={"name": "Bob"})).json()
+        assert (paired["room_id"], paired["seat"]) == (room_id, 1)
+        for lobby in lobbies:
+            await lobby.until(lambda s: room_id not in s.open and room_id in s.playing)
+            await lobby.ws.close()
+        seats = [Seat(cluster.nginx.ws, room_id, waiting["token"]),
+                 Seat(cluster.nginx.ws, room_id, paired["token"])]
+        for seat in seats:
+            state = await seat.connect()
+            assert [s["name"] for s in state["room"]["seats"]] == (
+                ["You", "Bob"] if seat is seats[0] else ["Alice", "You"])
+        await play(seats, random.Random(14), [],
+                   until=lambda view: view["phase"] == "play")
+        for seat in seats:
+            await seat.close()
+
+    cluster.run(scenario())

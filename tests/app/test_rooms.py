@@ -122,7 +122,10 @@ def test_a_watcher_sees_the_table_but_no_hand(client: TestClient) -> None:
     assert first["room"]["seat"] is None and first["room"]["can_new_match"] is False
     view = first["view"]
     assert view["hand"] == [] and view["legal"] == [] and view["seat"] is None
-    assert [s["name"] for s in first["room"]["seats"]] == ["Host", "Guest"]
+    # Both seats by their names (guests' here: neither gave one).
+    names = list(room_of(client, room_id).options.names)
+    assert [s["name"] for s in first["room"]["seats"]] == names
+    assert all(name.startswith("Guest ") for name in names) and names[0] != names[1]
     # Both seats see how many watch.
     for sock in (a, b):
         assert sock.expect("presence")["watchers"] == 1
@@ -219,7 +222,8 @@ def test_a_computer_table_may_be_watched(templates_dir: Path) -> None:
         human.connect()
         watcher = SeatSocket(client, made["room_id"], None, watch=True)
         watcher.connect()
-        assert [s["name"] for s in watcher.state["room"]["seats"]] == ["Host", "Computer"]
+        maker = room_of(client, made["room_id"]).options.names[0]
+        assert [s["name"] for s in watcher.state["room"]["seats"]] == [maker, "Computer"]
         assert human.expect("presence")["watchers"] == 1
 
 

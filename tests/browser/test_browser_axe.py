@@ -51,3 +51,47 @@ def test_axe_finds_nothing_serious_on_any_phase(open_seat, width) -> None:
     look(seat)
     assert {k.split("/")[0] for k in looked} >= {"exchange", "declare", "play", "deal_over"}
     assert not found, "\n".join(f"{k}: {v}" for k, v in found.items())
+
+
+def test_axe_finds_nothing_serious_in_the_lobby_and_at_an_open_table(
+    own_server, open_seat, watch
+) -> None:
+    """The lobby with a table waiting and one being played, a name refused; the maker's
+    page of an open table, listed and taken out of the lobby (issue 37)."""
+    import httpx
+
+    watch.allow("http", "400")
+    watch.allow("console", "400")
+    server = own_server(PIQUET_OPEN_TABLES_PER_ADDRESS="100")
+    played = httpx.post(f"{server}/api/rooms", json={"opponent": "friend", "watching": True,
+                                                     "name": "Carol"}, trust_env=False).json()
+    httpx.post(f"{server}/api/rooms/{played['room_id']}/join", json={"name": "Dave"},
+               trust_env=False)
+    maker = open_seat(base_url=server)
+    page = maker.page
+    page.goto("/")
+    page.check("[data-seating=open]")
+    page.click("button[data-opponent=friend]")
+    page.wait_for_url("**/r/**")
+    maker.wait_ready()
+    page.locator("#listing-status").wait_for()
+    found: dict[str, list[str]] = {}
+    both_modes(maker, "an open table, listed", found)
+    page.click("#listing-toggle")
+    page.locator("#listing-status[data-listing=unlisted]").wait_for()
+    both_modes(maker, "an open table, out of the lobby", found)
+    page.click("#listing-toggle")
+    page.locator("#listing-status[data-listing=listed]").wait_for()
+    for width in (1280, 375):
+        seat = open_seat(base_url=server, viewport={"width": width, "height": 900})
+        lobby = seat.page
+        lobby.goto("/")
+        lobby.locator("[data-list=open] li").first.wait_for()
+        lobby.locator("[data-list=playing] li").first.wait_for()
+        both_modes(seat, f"the lobby at {width}px", found)
+        lobby.fill("#name-field", "<Computer>")
+        lobby.click("[data-save-name]")
+        lobby.locator("[data-name-error]").wait_for()
+        lobby.locator("[data-list=open] li").first.wait_for()
+        both_modes(seat, f"the lobby at {width}px, a name refused", found)
+    assert not found, "\n".join(f"{k}: {v}" for k, v in found.items())

@@ -142,7 +142,10 @@ def test_friend_table(open_seat) -> None:
     page.wait_for_function(
         "() => document.getElementById('table').dataset.opponentConnected === 'true'")
     assert not page.locator("#invite").is_visible()
-    assert page.locator("[data-presence=connected]").inner_text() == "Friend is connected"
+    # The friend by the name they go by (a guest's: they gave none).
+    friend_name = maker.last_state()["room"]["seats"][1]["name"]
+    assert friend_name.startswith("Guest ")
+    assert page.locator("[data-presence=connected]").inner_text() == f"{friend_name} is connected"
 
     leaks = LeakCheck(maker, friend)
     play_together(
@@ -165,7 +168,8 @@ def test_friend_table(open_seat) -> None:
     friend.page.close()
     page.wait_for_function(
         "() => document.getElementById('table').dataset.opponentConnected === 'false'")
-    assert page.locator("[data-presence=disconnected]").inner_text() == "Friend is not connected"
+    assert page.locator("[data-presence=disconnected]").inner_text() == (
+        f"{friend_name} is not connected")
 
 
 def test_a_third_visitor_watches_and_sees_only_what_is_public(open_seat, artifacts) -> None:

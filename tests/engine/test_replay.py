@@ -103,3 +103,34 @@ def test_a_deal_dealt_again_keeps_the_dealer_and_the_partie_score() -> None:
     over = engine.new_partie(seed=3)
     with pytest.raises(ValueError):
         engine.deal_again(over, deck, "no deal yet")
+
+
+def test_a_partie_abandoned_by_a_seat_ends_with_the_other_winning_and_replays() -> None:
+    """A player who left the table: the table ends the partie, abandoned by that seat
+    (stored as the table's own entry, NO_SEAT); the result names it, the other seat wins,
+    the totals are the partie's as they stand, and a replay of the entries ends the same."""
+    s = engine.new_partie(seed=5, first_dealer=0)
+    rng = random.Random(5)
+    entries: list[tuple[int, dict[str, Any]]] = []
+    while s.deal_number < 2 or len(s.tricks) < 2:
+        seat = s.to_move if s.to_move is not None else 0
+        action = random_action(s, seat, rng).to_json()
+        entries.append((seat, action))
+        s = engine.apply(s, seat, action)
+    over = engine.abandon(s, 1)
+    assert over.step is engine.Step.PARTIE_OVER and s.step is not engine.Step.PARTIE_OVER
+    assert over.result is not None
+    assert (over.result.winner, over.result.abandoned) == (0, 1)
+    # The deals finished; the one under way is void.
+    finished = (sum(r[0] for r in s.sheet), sum(r[1] for r in s.sheet))
+    assert over.result.totals == finished != s.partie_scores()
+    assert engine.view(over, 0)["scores"]["partie"] == list(over.result.totals)
+    assert engine.view(over, 0)["result"]["abandoned"] == 1
+    assert engine.public_view(over)["legal"] == [] and engine.legal(over, 0) == []
+    assert over.log[-1].kind == "abandon" and over.log[-1].seat == 1
+    table = (engine.NO_SEAT, {"type": "abandon", "seat": 1})
+    assert engine.replay(5, [*entries, table], first_dealer=0) == over
+    with pytest.raises(ValueError):
+        engine.abandon(over, 0)  # over already
+    with pytest.raises(ValueError):
+        engine.abandon(s, 2)
