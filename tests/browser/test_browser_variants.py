@@ -9,7 +9,7 @@ import random
 from collections.abc import Callable, Iterator
 
 import pytest
-from browserkit import ROOT_JS, launch, phase_is, play_together
+from browserkit import ROOT_JS, axe_problems, launch, phase_is, play_together
 from deals import fewest_choice, stacked
 
 import engine
@@ -64,6 +64,15 @@ def seen(page, selector: str) -> str:
     return text
 
 
+def axe_in_both_modes(page) -> list[str]:
+    """axe-core's serious and critical findings, in normal and then high contrast."""
+    found = []
+    for _ in range(2):
+        found += axe_problems(page)
+        page.locator("[data-contrast-toggle]").click()
+    return found
+
+
 def no_sideways_scroll(page) -> None:
     wide = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
     assert wide[0] <= wide[1], f"the page is {wide[0]}px wide in a {wide[1]}px window"
@@ -98,6 +107,7 @@ def test_the_rules_chooser_explains_links_and_fits_a_phone(open_seat, artifacts)
     chooser.locator("input[name=carte_rouge]").check()
     no_sideways_scroll(page)
     chooser.screenshot(path=str(artifacts / "rules-chooser-320.png"))
+    assert not axe_in_both_modes(page)
     page.set_viewport_size({"width": 1280, "height": 900})
     page.screenshot(path=str(artifacts / "rules-chooser.png"), full_page=True)
     chooser.locator("input[value=rubicon]").check()
@@ -114,8 +124,10 @@ def test_the_rules_chooser_explains_links_and_fits_a_phone(open_seat, artifacts)
 
 def test_an_au_cent_game_with_carte_rouge_told_played_and_won(open_seat, stacked_server,
                                                               artifacts) -> None:
-    plan = stacked(1, AU_CENT, [GAME_IN_ONE_PACK], choose=fewest_choice, deals=1)
-    assert plan.phase is engine.Phase.DEAL_OVER and engine.view(plan, 0)["games"]["finished"]
+    # As planned: each deal wins its elder a double game; the partie, 4 games to 2.
+    plan = stacked(1, AU_CENT, [GAME_IN_ONE_PACK], choose=fewest_choice)
+    assert len(plan.sheet) == 3 and plan.result is not None
+    assert plan.result.text == "4 games to 2"
     base = stacked_server([GAME_IN_ONE_PACK])
     maker = open_seat(base_url=base)
     page = maker.page
@@ -137,6 +149,7 @@ def test_an_au_cent_game_with_carte_rouge_told_played_and_won(open_seat, stacked
     assert "Games of 100 up" in text and "20 more" in text
     assert told.locator("a[href='/rules#au-cent']").count() == 1
     friend.page.screenshot(path=str(artifacts / "variants-friend-rules.png"), full_page=True)
+    assert not axe_in_both_modes(friend.page)
     friend.page.wait_for_timeout(300)
     assert friend.attrs()["version"] == "0" and friend.attrs().get("claim") == "true"
     assert maker.view()["deal_number"] == 0 and page.locator("[data-presence=waiting]").count()
@@ -183,6 +196,39 @@ def test_an_au_cent_game_with_carte_rouge_told_played_and_won(open_seat, stacked
         assert counter.startswith("Au cent · carte rouge · Game 2 · games ")
     winner = maker if games["finished"][0]["winner"] == maker.view()["seat"] else friend
     winner.page.screenshot(path=str(artifacts / "variants-au-cent-game-won.png"), full_page=True)
+    assert not axe_in_both_modes(winner.page)
+
+    # On to the partie's end: its games, each a double, and who won it.
+    play_together([maker, friend], lambda attrs: all(a.get("phase") == "partie_over"
+                                                     for a in attrs))
+    for seat in (maker, friend):
+        view = seat.view()
+        result = seat.page.locator("#middle [data-area=result]")
+        rows = result.locator("[data-area=games] tbody tr")
+        assert rows.count() == 3 and rows.evaluate_all(
+            "els => els.every(e => e.dataset.double === 'true')")
+        assert "a double" in rows.first.inner_text()
+        assert result.locator("[data-result-text]").inner_text() == "4 games to 2"
+        won = view["result"]["winner"] == view["seat"]
+        assert result.locator(".result-title").inner_text() == (
+            "You win the partie" if won else "Friend wins the partie")
+        assert seen(seat.page, "#counter-deal") == (
+            "Au cent · carte rouge · Partie over after 3 games")
+        # The score sheet (opened at the end): each game's row after its deal.
+        assert seat.page.locator("#scores-body tr.game-row").count() == 3
+    maker.page.screenshot(path=str(artifacts / "variants-au-cent-partie-over.png"), full_page=True)
+    assert not axe_in_both_modes(maker.page)
+
+    # "Play again", both: a new partie under the same rules.
+    for seat in (maker, friend):
+        before = seat.version()
+        seat.page.click("[data-new-match=confirm]")
+        seat.wait_moved(before)
+    for seat in (maker, friend):
+        seat.page.wait_for_function(f"() => {ROOT_JS}.dataset.phase !== 'partie_over'")
+        assert seat.view()["rules"] == AU_CENT.to_json() and seat.view()["games"]["won"] == [0, 0]
+        assert seen(seat.page, "#counter-deal").startswith(
+            "Au cent · carte rouge · Game 1 · games 0–0")
 
 
 def test_one_more_deal_when_level_after_six(open_seat, stacked_server) -> None:
