@@ -18,6 +18,7 @@ from tablekit import (
     FakeClock,
     SeatSocket,
     TestClient,
+    computer_done,
     first_legal,
     friend_table,
     join,
@@ -748,6 +749,7 @@ def test_a_new_match_at_a_computer_table_keeps_its_rules(templates_dir: Path) ->
         sock = SeatSocket(client, made.json()["room_id"], made.json()["token"])
         sock.connect()
         play_computer_partie(sock, random.Random(2), until=lambda v: v["phase"] == "play")
+        computer_done(sock, room_of(client, made.json()["room_id"]))  # (its moves, read)
         sock.send({"type": "new_match", "version": sock.version, "id": sock.next_id()})
         while sock.expect("state")["view"]["deal_number"] != 0:
             pass
