@@ -231,13 +231,16 @@ def test_an_au_cent_game_with_carte_rouge_told_played_and_won(open_seat, stacked
             "Au cent · carte rouge · Game 1 · games 0–0")
 
 
-def test_one_more_deal_when_level_after_six(open_seat, stacked_server) -> None:
+def test_one_more_deal_when_level_after_six(open_seat, stacked_server, artifacts) -> None:
     plan = stacked(1, ONE_MORE, [LEVEL_PACK])
     sheet = engine.view(plan, 0)["scores"]["sheet"]
     assert len(sheet) == 7
     assert sum(r[0] for r in sheet[:6]) == sum(r[1] for r in sheet[:6])
     base = stacked_server([LEVEL_PACK], PIQUET_TEST_COMPUTER="page")
-    seat = open_seat(base_url=base)
+    # On the narrowest phone: the rules' words in the counter never widen the page.
+    seat = open_seat(base_url=base, viewport={"width": 320, "height": 800}, is_mobile=True,
+                     has_touch=True)
+    seat.on_step = lambda s: no_sideways_scroll(s.page)
     page = seat.page
     page.goto("/")
     choose_rules(page, "computer", ticks=("tie",))
@@ -253,6 +256,8 @@ def test_one_more_deal_when_level_after_six(open_seat, stacked_server) -> None:
     assert view["scores"]["partie"][0] == view["scores"]["partie"][1]
     assert seen(page, "#counter-deal").startswith(
         "Rubicon · one more deal · Deal 6 of 7")
+    level = f"Level at {view['scores']['partie'][0]}: one more deal"
+    assert level in [line["text"] for line in seat.log_at(seat.version())]
     seat.play_until(phase_is("partie_over"), timeout_s=120)
     view = seat.view()
     assert view["deal_number"] == 7 and view["result"]["winner"] is not None
@@ -260,3 +265,5 @@ def test_one_more_deal_when_level_after_six(open_seat, stacked_server) -> None:
         "Rubicon · one more deal · Partie over after 7 deals")
     assert page.locator("#middle [data-area=final-sheet] tbody tr").count() == 7
     assert page.locator("[data-result-text]").inner_text() == view["result"]["text"]
+    no_sideways_scroll(page)
+    page.screenshot(path=str(artifacts / "variants-one-more-deal-320.png"), full_page=True)
