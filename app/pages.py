@@ -215,7 +215,7 @@ async def table(request: Request, room_id: str) -> Response:
     claim = seat is None
     if claim:
         if not room.has_free_seat():
-            return _watch_page(request, room_id, room.opponent)
+            return _watch_page(request, room_id, room.opponent, room.options.rules)
         seat = 1
     context: dict[str, Any] = {
         "room_id": room_id,
@@ -230,6 +230,7 @@ async def table(request: Request, room_id: str) -> Response:
         "open_wait": open_wait(_settings(request)),
         "away_seconds": _settings(request).stranger_away_seconds,
         "abandon_seconds": _settings(request).stranger_abandon_seconds,
+        **_rules_context(room.options.rules),
     }
     response = _templates(request).TemplateResponse(request, "table.html", context)
     if token is not None and not claim:
@@ -307,7 +308,14 @@ def _no_such_table(request: Request) -> HTMLResponse:
     )
 
 
-def _watch_page(request: Request, room_id: str, opponent: str) -> Response:
+def _rules_context(rules: engine.Rules) -> dict[str, Any]:
+    """The table page's rules: `rules` (an engine.Rules) and `variant`, whether they are
+    other than Rubicon Piquet's own (then the page says them before the cut: RULES.md §8)."""
+    return {"rules": rules, "variant": rules != engine.RUBICON}
+
+
+def _watch_page(request: Request, room_id: str, opponent: str,
+                rules: engine.Rules) -> Response:
     """A full table's third visitor watches: the table page with no seat (and no cookie);
     its socket asks for the public view (`/ws/{room_id}?watch=1`)."""
     context: dict[str, Any] = {
@@ -317,5 +325,6 @@ def _watch_page(request: Request, room_id: str, opponent: str) -> Response:
         "opponent": opponent,
         "room_url": table_url(request, room_id),
         "card_names": engine.CARD_NAMES,
+        **_rules_context(rules),
     }
     return _templates(request).TemplateResponse(request, "table.html", context)

@@ -98,7 +98,7 @@ export function actionsArea(c) {
           "data-key": "confirm-discard",
           "aria-disabled": ok ? null : "true",
         },
-        n ? `Discard ${n} and draw ${n}` : "Choose cards to discard"
+        n ? `Discard ${n} and draw ${n}` : d.min ? "Choose cards to discard" : "Stand pat"
       )
     );
   }

@@ -22,7 +22,14 @@ export async function copyLink() {
 
 // The page, not the GET that loaded it, takes the free seat: a chat app previewing the link
 // takes nothing (docs/protocol.md). Seat gone or table gone: the server's page says so.
+// At a table under variants the friend reads the rules first, and sits by pressing "Take
+// the seat" (RULES.md §8: agreed before the cut, which taking the seat makes).
 export async function claimSeat(root, then) {
+  const sit = root.querySelector("[data-sit]");
+  if (sit && !sit.disabled) {
+    sit.addEventListener("click", () => ((sit.disabled = true), claimSeat(root, then)), { once: true });
+    return;
+  }
   const again = () => setTimeout(() => claimSeat(root, then), 2000);
   let response;
   try {
@@ -53,5 +60,7 @@ export async function claimSeat(root, then) {
     return;
   }
   delete root.dataset.claim;
+  root.querySelector("#sit")?.remove();
+  root.querySelector("#rules-here")?.removeAttribute("open");
   then();
 }

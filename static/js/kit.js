@@ -6,13 +6,34 @@ export const BONUS_NAMES = {
   pique: "Pique",
   capot: "Capot",
   cards: "The cards",
+  carte_rouge: "Carte rouge",
 };
 export const CATEGORY_NAMES = { point: "Point", sequence: "Sequence", set: "Set" };
 /** The view just before a reviewed decision, if this page has it. */
 export const positionOf = (ui, x) => (ui.reviews.get(x.deal) || {}).positions?.[x.step];
-export const PROMINENT_BONUSES = ["carte_blanche", "repique", "pique", "capot"];
+export const PROMINENT_BONUSES = ["carte_blanche", "carte_rouge", "repique", "pique", "capot"];
 // "QH" -> "Queen of Hearts": sent once with the page, as states name cards by code only.
 const CARD_NAMES = JSON.parse(document.getElementById("card-names")?.textContent || "{}");
+
+/** A stylesheet in the page, once it has loaded (or failed: drawn unstyled, not never). */
+export function sheet(href) {
+  const had = document.querySelector(`link[href="${href}"]`);
+  if (had?.sheet) return Promise.resolve();
+  const link = had || document.head.appendChild(h("link", { rel: "stylesheet", href }));
+  return new Promise((done) => ["load", "error"].forEach((type) => link.addEventListener(type, done)));
+}
+
+/** A part of the page fetched when first used, not with the table: `ready()` resolves once
+ * its module and stylesheet are both in (so it draws styled); `mod` is the module then.
+ * Not fetched (offline): drawn without it, and fetched again when next asked for. */
+export function onDemand(js, css) {
+  const part = { mod: null, coming: null };
+  part.ready = () => (part.coming ||= Promise.all([import(js), sheet(css)]).then(([m]) => (part.mod = m), () => (part.coming = null)));
+  return part;
+}
+
+// The deal's and the partie's results and the score sheet: once something is scored.
+export const results = onDemand("./results.js", "/static/css/results.css");
 
 /** h("button", {class: "x"}, "text", child): a tiny DOM builder. */
 export function h(tag, attrs, ...children) {

@@ -2,27 +2,13 @@
 // line, the replay link. The hint's marks, the reviews and the look back are coach.js's,
 // fetched once a hint or a review is asked for or a deal ends. The server works it all out.
 
-import { h, fill } from "./kit.js";
+import { h, fill, onDemand } from "./kit.js";
 
 const over = (v) => v.phase.endsWith("_over");
 
-let coach = null;
-let coming = null;
-
-/** A stylesheet in the page, once it has loaded (or failed: drawn unstyled, not never). */
-export function sheet(href) {
-  const had = document.querySelector(`link[href="${href}"]`);
-  if (had?.sheet) return Promise.resolve();
-  const link = had || document.head.appendChild(h("link", { rel: "stylesheet", href }));
-  return new Promise((done) => ["load", "error"].forEach((type) => link.addEventListener(type, done)));
-}
-
+const coach = onDemand("./coach.js", "/static/css/coach.css");
 /** coach.js and coach.css, fetched once; resolves when both are in, so drawn styled. */
-export function coachReady() {
-  // Not fetched (offline): drawn without, and fetched again when next asked.
-  coming ||= Promise.all([import("./coach.js"), sheet("/static/css/coach.css")]).then(([m]) => (coach = m), () => (coming = null));
-  return coming;
-}
+export const coachReady = coach.ready;
 
 /** Drawn with the rest of the table (render.js). */
 export function learnParts(root, c) {
@@ -36,7 +22,7 @@ export function learnParts(root, c) {
     if (over(v)) button({ "data-review": v.deal_number, "data-key": "review" }, "Review");
     if (v.phase === "partie_over") button({ "data-review": 0, "data-key": "review-0" }, "The partie's review");
   }
-  if (coach) coach.coachParts(root, c);
+  if (coach.mod) coach.mod.coachParts(root, c);
   else fill(root, "#coach", !!ui.hintNote && h("p", {}, ui.hintNote));
   const practice = root.querySelector("#practice-line");
   if (practice) practice.hidden = !room.practice;

@@ -1,43 +1,7 @@
-// panels.js: the panels under the table: the score sheet, the discards and tricks, the log.
+// panels.js: the panels under the table: the discards and tricks, the log (the score sheet
+// is results.js's).
 
 import { h, cardRow } from "./kit.js";
-
-const PART_NAMES = { carte_blanche: "carte blanche", sequences: "sequences", sets: "sets", play: "play", cards: "the cards" };
-
-/** "point 6 · play 11" */
-function partsText(parts) {
-  return Object.entries(parts || {}).map(([name, points]) => `${PART_NAMES[name] || name} ${points}`).join(" · ");
-}
-
-export function scoresPanel(c, withParts = false) {
-  const sc = c.view.scores;
-  const parts = sc.sheet_parts;
-  const sheet = sc.sheet;
-  const total = sc.partie;
-  if (!sheet.length) return [h("p", {}, "Nothing has scored yet.")];
-  return [
-    h(
-      "table",
-      { class: "sheet" },
-      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Deal"), h("th", { scope: "col" }, c.names[c.me]), h("th", { scope: "col" }, c.names[c.opp]))),
-      h(
-        "tbody",
-        {},
-        sheet.map((row, i) =>
-          h(
-            "tr",
-            { "data-deal": i + 1, class: i + 1 === c.view.deal_number && c.view.phase !== "deal_over" && c.view.phase !== "partie_over" ? "current" : "" },
-            h("th", { scope: "row" }, `${i + 1}`),
-            [c.me, c.opp].map((seat) =>
-              h("td", { "data-seat": seat }, withParts ? [h("span", { class: "pts" }, row[seat]), h("small", { class: "parts" }, partsText((parts[i] || [])[seat]))] : row[seat])
-            )
-          )
-        )
-      ),
-      h("tfoot", {}, h("tr", { "data-total": "" }, h("th", { scope: "row" }, "Total"), h("td", {}, total[c.me]), h("td", {}, total[c.opp])))
-    ),
-  ];
-}
 
 export function cardsPanel(c) {
   const v = c.view;

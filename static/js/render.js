@@ -1,14 +1,14 @@
 // render.js: the table from one `state`, each region by its module, the focus kept. Every
 // button is one of `view.legal` (data-action: its index).
 
-import { h, context, fill } from "./kit.js";
+import { h, context, fill, results } from "./kit.js";
 import { counterDeal, counterScores, counterTools } from "./counter.js";
 import { opponentArea, presenceLine } from "./opponent.js";
 import { middleArea } from "./middle.js";
 import { handArea } from "./hand.js";
 import { promptText, actionsArea } from "./actions.js";
 import { dealInfo } from "./dealinfo.js";
-import { scoresPanel, cardsPanel, logPanel } from "./panels.js";
+import { cardsPanel, logPanel } from "./panels.js";
 import { learnParts } from "./learn.js";
 
 function rememberFocus(root) {
@@ -42,7 +42,8 @@ export function renderTable(root, msg, ui) {
   fill(root, "#prompt", promptText(c));
   fill(root, "#actions", actionsArea(c));
   fill(root, "#deal-info", dealInfo(c));
-  fill(root, "#scores-body", scoresPanel(c));
+  // The score sheet once results.js is in (a deal over, or the panel opened: table.js).
+  fill(root, "#scores-body", results.mod?.scoresPanel(c));
   fill(root, "#cards-body", cardsPanel(c));
   // The log keeps the reader's place (at its end, it follows).
   const old = root.querySelector("#log-body .log");

@@ -4,6 +4,7 @@
 import { renderTable } from "./render.js";
 import { logLineText } from "./panels.js";
 import { coachReady } from "./learn.js";
+import { results } from "./kit.js";
 
 const table = document.getElementById("table");
 const bar = document.getElementById("replay-bar");
@@ -13,7 +14,8 @@ const KEYS = { ArrowRight: "on", ArrowLeft: "back", Home: "first", End: "last", 
 
 async function load(record) {
   if (record.format !== "piquet-record") throw new Error("not a record");
-  await coachReady(); // the reviews and their look backs, drawn from the first step
+  // The reviews and their look backs, the deals' results: drawn from the first step.
+  await Promise.all([coachReady(), results.ready()]);
   // The start, then each step, with its deal's log so far.
   const cut = record.start.log || [];
   const steps = [{ view: record.start, log: cut, said: cut, deal: -1 }];

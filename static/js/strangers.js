@@ -2,8 +2,7 @@
 // in the lobby (its maker's page), a player who is away, and a partie ended as abandoned.
 // Drawn after the table, from the same state; the server decides everything.
 
-import { h } from "./kit.js";
-import { sheet } from "./learn.js";
+import { h, sheet } from "./kit.js";
 
 
 const LISTED = {

@@ -1,7 +1,7 @@
 // table.js: the socket's glue to the drawing; it keeps only what the player is choosing.
 
 import { TableSocket } from "./socket.js";
-import { h, positionOf } from "./kit.js";
+import { h, positionOf, results } from "./kit.js";
 import { renderTable, renderPresence } from "./render.js";
 import { animate, announce, celebrate } from "./news.js";
 import { coachReady } from "./learn.js";
@@ -70,7 +70,19 @@ function syncRoving() {
   for (const el of cards) el.tabIndex = el === stop ? 0 : -1;
 }
 
+// A deal's end is drawn with results.js, fetched when first needed: a state that needs it
+// waits for it, and every message after waits its turn, so each is drawn whole and in order.
+let queue = null;
 function onMessage(msg) {
+  const needs = msg.type === "state" && msg.view.phase.endsWith("_over") && !results.mod;
+  if (!queue && !needs) return handle(msg);
+  const mine = (queue = (queue || results.ready())
+    .then(() => handle(msg))
+    .catch((err) => setTimeout(() => { throw err; })) // said, and the next still drawn
+    .then(() => queue === mine && (queue = null)));
+}
+
+function handle(msg) {
   if (msg.type === "state") onState(msg);
   else if (msg.type === "presence") onPresence(msg);
   else if (msg.type === "error") onError(msg);
@@ -287,8 +299,11 @@ root.addEventListener("change", (event) => {
   if (event.target.matches("[data-expose]")) ui.expose = event.target.checked;
 });
 
-// The smaller calls stay open across redraws on this step.
-root.addEventListener("toggle", (event) => event.target.matches?.("details.sinking") && (ui.sinkingOpen = event.target.open), true);
+// The smaller calls stay open across redraws on this step; the score sheet, opened, is drawn.
+root.addEventListener("toggle", (event) => {
+  if (event.target.matches?.("details.sinking")) ui.sinkingOpen = event.target.open;
+  else if (event.target.id === "panel-scores" && event.target.open && !results.mod) results.ready().then(draw);
+}, true);
 
 // A call's cards are marked in the hand while it is hovered or focused.
 function hint(event, on) {

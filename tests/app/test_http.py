@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tablekit import TestClient, room_of, serve
@@ -11,6 +13,7 @@ import engine
 from app.pages import COOKIE_MAX_AGE
 from app.protocol import View
 from app.settings import ROOT
+from tests.stacked import AU_CENT, GAME_IN_ONE_HANDS
 
 
 def make_room_by_form(client: TestClient, opponent: str) -> tuple[str, str]:
@@ -190,3 +193,154 @@ def test_the_real_templates_render(page: str) -> None:
             response = client.get(f"/r/{room_id}")
             assert response.status_code == 200 and room_id in response.text
             assert token not in response.text
+
+
+# --- the rules a room is made under (RULES.md §8) -------------------------------------------
+
+def test_a_room_is_made_under_the_rules_the_lobby_s_form_chose(client: TestClient) -> None:
+    """The chooser's fields (templates/_rules_choice.html) make the room's rules; nothing
+    chosen is Rubicon Piquet; a tie rule ticked and then au cent chosen is not read."""
+    cases = [
+        ({}, engine.RUBICON),
+        ({"game": "au_cent", "carte_rouge": "on"}, AU_CENT),
+        ({"game": "au_cent", "carte_rouge": "on", "tie": "one_more"}, AU_CENT),
+        ({"game": "rubicon", "cards_towards_pique": "on", "tie": "one_more"},
+         engine.Rules(cards_towards_pique=True, tie="one_more")),
+    ]
+    for fields, rules in cases:
+        for opponent in ("computer", "friend", "practice"):
+            made = client.post("/rooms", data={"opponent": opponent, **fields},
+                               follow_redirects=False)
+            assert made.status_code == 303, made.text
+            room = room_of(client, made.headers["location"].rsplit("/r/", 1)[1])
+            assert room.options.rules == rules, (fields, opponent)
+            assert room.state.rules == rules
+
+
+def test_rules_that_make_no_sense_are_refused_in_words_and_make_nothing(
+    client: TestClient,
+) -> None:
+    rooms = client.app.state.rooms  # type: ignore[attr-defined]
+    for fields, words in [({"game": "piquet_a_ecrire"}, "au_cent"),
+                          ({"game": "rubicon", "tie": "three_more"}, "one_more")]:
+        page = client.post("/rooms", data={"opponent": "friend", **fields})
+        assert page.status_code == 400 and page.text.startswith("message|Unknown rules|")
+        assert words in page.text
+    for rules, words in [({"game": "au_cent", "tie": "one_more"}, "Rubicon Piquet only"),
+                         ({"carte_rouge": "yes"}, "true or false"),
+                         ({"carte_blanche": True}, "no such rule")]:
+        answer = client.post("/api/rooms", json={"opponent": "friend", "rules": rules})
+        assert answer.status_code == 422, rules
+        assert answer.json()["detail"].startswith("Unknown rules: ") and words in answer.text
+    # Not an object at all: the body is refused as any bad body is.
+    assert client.post("/api/rooms", json={"opponent": "friend", "rules": "au_cent"}
+                       ).status_code == 422
+    assert len(rooms) == 0
+    made = client.post("/api/rooms", json={"opponent": "computer", "rules": AU_CENT.to_json()})
+    assert made.status_code == 201
+    assert room_of(client, made.json()["room_id"]).options.rules == AU_CENT
+
+
+def test_the_lobby_offers_the_rules_each_with_its_line_and_paragraph() -> None:
+    with serve(ROOT / "templates") as client:
+        lobby = client.get("/").text
+        rules = client.get("/rules").text
+    for form in ("computer", "friend"):
+        for key, anchor in [("rubicon", "partie"), ("au_cent", "au-cent"),
+                            ("cards_towards_pique", "cards-towards-pique"),
+                            ("carte_rouge", "carte-rouge"), ("one_more", "one-more-deal")]:
+            note = lobby.split(f'id="{form}-rule-{key}">', 1)[1].split("</p>", 1)[0]
+            assert f'href="/rules#{anchor}"' in note and len(note) > 60, (form, key)
+            assert f'aria-describedby="{form}-rule-{key}"' in lobby
+            assert f'id="{anchor}"' in rules
+    assert lobby.count("<legend") >= 3 and 'href="#variants"' in rules
+
+
+def test_the_table_page_tells_the_rules_before_the_friend_sits_and_to_watchers() -> None:
+    """Under variants the friend's page (claim mode) says the rules and waits for "Take
+    the seat"; a watcher's says them too; under Rubicon Piquet's own the page is as ever."""
+    with serve(ROOT / "templates") as client:
+        made = client.post("/api/rooms", json={"opponent": "friend",
+                                               "rules": AU_CENT.to_json()}).json()
+        plain = client.post("/api/rooms", json={"opponent": "friend"}).json()
+        client.cookies.clear()  # the friend's browser
+        friend = client.get(f"/r/{made['room_id']}").text
+        assert 'data-claim="true"' in friend and "data-sit" in friend
+        assert "Rules at this table: Piquet au cent, carte rouge" in friend
+        assert '<details class="rules-here" id="rules-here" open>' in friend
+        assert 'href="/rules#au-cent"' in friend and 'href="/rules#carte-rouge"' in friend
+        assert "the cut is made once you sit down" in friend
+        ordinary = client.get(f"/r/{plain['room_id']}").text
+        assert 'data-claim="true"' in ordinary
+        assert "rules-here" not in ordinary and "data-sit" not in ordinary
+        assert client.post(f"/r/{made['room_id']}/seat").status_code == 200
+        seated = client.get(f"/r/{made['room_id']}").text
+        assert "Rules at this table" in seated and "data-sit" not in seated
+        client.cookies.clear()  # a third browser
+        watcher = client.get(f"/r/{made['room_id']}").text
+        assert 'data-seat="watch"' in watcher
+        assert "Rules at this table: Piquet au cent, carte rouge" in watcher
+
+
+def every_rules() -> list[engine.Rules]:
+    return [engine.Rules(game=g, cards_towards_pique=c, carte_rouge=r, tie=t)
+            for g in ("rubicon", "au_cent") for c in (False, True) for r in (False, True)
+            for t in (("two_more", "one_more") if g == "rubicon" else ("two_more",))]
+
+
+def random_move(state: engine.State, rng: random.Random) -> tuple[int, dict[str, Any]]:
+    seat = rng.choice([s for s in (0, 1) if engine.view(state, s, log=False)["legal"]])
+    view = engine.view(state, seat, log=False)
+    entry = {k: v for k, v in rng.choice(view["legal"]).items() if k != "label"}
+    if entry["type"] == "discard":
+        action: dict[str, Any] = {
+            "type": "discard",
+            "cards": rng.sample(view["hand"], rng.randint(entry["min"], entry["max"]))}
+        if entry["expose_choice"]:
+            action["expose"] = rng.random() < 0.5
+        return seat, action
+    return seat, entry
+
+
+def check_views(state: engine.State, rules: engine.Rules) -> set[str]:
+    """Each seat's view and the watcher's, as the View model reads them; what they held."""
+    held: set[str] = set()
+    for v in (engine.view(state, 0), engine.view(state, 1), engine.public_view(state)):
+        model = View.model_validate(v)
+        assert model.rules.model_dump(exclude_none=True) == rules.to_json()
+        assert (model.games is not None) == (rules.game == "au_cent")
+        held |= {b.kind for b in model.bonuses}
+        held |= {"double" if g.double else "single" for g in (model.games.finished
+                                                             if model.games else [])}
+    return held
+
+
+@pytest.mark.parametrize("rules", every_rules(), ids=lambda r: r.describe())
+def test_the_view_model_describes_every_view_under_every_rules(rules: engine.Rules) -> None:
+    """/protocol.json's View against what engine.view sends, step by step, in random
+    parties under every combination of RULES.md §8, each seat's and a watcher's."""
+    rng = random.Random(rules.describe())
+    state = engine.new_partie(seed=rng.getrandbits(32), rules=rules)
+    while state.phase is not engine.Phase.PARTIE_OVER:
+        check_views(state, rules)
+        state = engine.apply(state, *random_move(state, rng))
+    check_views(state, rules)
+    assert View.model_validate(engine.view(state, 0)).result is not None
+
+
+def test_the_view_model_describes_au_cent_s_game_won_with_carte_rouge() -> None:
+    """A stacked deal (tests/stacked.py): elder's eight hearts, trios of aces and kings
+    (carte rouge) and the repique take him past 100 before a card is played: a double."""
+    state = engine.new_partie(seed=1, rules=AU_CENT, hands=[GAME_IN_ONE_HANDS])
+    held: set[str] = set()
+    while state.phase is engine.Phase.CUT or state.deal_number == 1:
+        mover = next(s for s in (0, 1) if engine.view(state, s)["to_move"] == s)
+        view = engine.view(state, mover)
+        entry = {k: v for k, v in view["legal"][0].items() if k != "label"}
+        if entry["type"] == "discard":
+            entry = {"type": "discard", "cards": view["hand"][:entry["min"]]}
+        state = engine.apply(state, mover, entry)
+        held |= check_views(state, AU_CENT)
+        if state.phase is engine.Phase.DEAL_OVER:
+            break
+    assert {"carte_rouge", "repique", "double"} <= held

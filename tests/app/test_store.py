@@ -5,6 +5,7 @@ schema, and a room loaded by a process that never saw it."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
 import time
@@ -17,6 +18,7 @@ from tablekit import (
     FakeClock,
     SeatSocket,
     TestClient,
+    computer_done,
     first_legal,
     friend_table,
     join,
@@ -26,6 +28,7 @@ from tablekit import (
     play_computer_partie,
     play_friend_partie,
     room_of,
+    serve,
 )
 
 import engine
@@ -34,6 +37,7 @@ from app.redis_store import RedisStore
 from app.registry import RoomRegistry
 from app.store import MemoryStore, RoomStore, StoredRoom, VersionConflict, hash_token
 from tests.cluster import Redis
+from tests.stacked import AU_CENT, GAME_IN_ONE_PACK
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -655,3 +659,99 @@ def test_with_redis_down_making_or_opening_a_table_is_a_clear_503(
     finally:
         gen.close()
         redis.stop()
+
+
+# --- the rules a room is played under (RULES.md §8) ----------------------------------------
+
+
+def play_first(seats: list[SeatSocket], until: Any) -> None:
+    """Both seats make the first move offered (the fewest cards discarded: younger stands
+    pat under au cent) until `until(view)` holds for seat 0's view."""
+    while not until(seats[0].view):
+        mover = next(s for s in seats if [e for e in s.view["legal"] if e["type"] != "see"]
+                     and s.view["to_move"] in (s.seat, None))
+        mine = [e for e in mover.view["legal"] if e["type"] != "see"]
+        before = mover.version
+        mover.act(first_legal({**mover.view, "legal": mine}))
+        for s in seats:
+            while s.expect("state")["version"] == before:
+                pass
+
+
+@pytest.fixture(params=["memory", "redis"])
+def restartable(request: pytest.FixtureRequest, templates_dir: Path) -> Any:
+    """restartable() -> a new server process's app on the same store (a MemoryStore both
+    share, or Redis), each deal dealt from tests/stacked.py's pack: a game in one deal."""
+    shared: dict[str, Any] = {"new_pack": lambda: GAME_IN_ONE_PACK, "policy": first_legal}
+    if request.param == "memory":
+        shared["store"] = MemoryStore()
+    else:
+        server: Redis = request.getfixturevalue("redis_server")
+        server.client().flushall()
+        shared["redis_url"] = server.url
+    return lambda: make_client(templates_dir, **shared)
+
+
+def test_a_room_under_au_cent_and_carte_rouge_keeps_its_rules_through_restarts(
+    restartable: Any,
+) -> None:
+    """A friend's table made under Piquet au cent with carte rouge: a game is won, the
+    process is replaced mid-game, and the new one serves the same rules, games and hands;
+    the partie goes on to its end under them, and "Play again" keeps them."""
+    gen_a = restartable()
+    a = next(gen_a)
+    made = a.post("/api/rooms", json={"opponent": "friend", "rules": AU_CENT.to_json()})
+    room_id, tokens = made.json()["room_id"], [made.json()["token"]]
+    tokens.append(join(a, room_id)["token"])
+    seats = [SeatSocket(a, room_id, t) for t in tokens]
+    for s in seats:
+        s.connect()
+    # Game 1 is won (a double) in deal 1; deal 2 is under way.
+    play_first(seats, lambda v: v["deal_number"] == 2 and v["phase"] == "declare")
+    before = [s.view for s in seats]
+    assert before[0]["games"]["finished"][0]["double"] and before[0]["games"]["number"] == 2
+    gen_a.close()
+    gen_b = restartable()
+    b = next(gen_b)
+    seats = [SeatSocket(b, room_id, t) for t in tokens]
+    after = [s.connect()["view"] for s in seats]
+    room = room_of(b, room_id)
+    assert room.options.rules == AU_CENT and room.state.rules == AU_CENT
+    for was, now in zip(before, after, strict=True):
+        for key in ("rules", "games", "hand", "scores", "legal", "log"):
+            assert now[key] == was[key], key
+    play_first(seats, lambda v: v["phase"] == "partie_over")
+    assert seats[0].view["result"]["text"] == "4 games to 2"
+    # Both press "Play again": the new partie is under the same rules, here and when
+    # the next process loads it.
+    for presser in seats:
+        before = presser.version
+        presser.send({"type": "new_match", "version": before, "id": presser.next_id()})
+        for s in seats:
+            s.expect("state")
+    assert all(s.view["phase"] != "partie_over" for s in seats)
+    play_first(seats, lambda v: v["deal_number"] == 1 and v["phase"] == "declare")
+    assert room_of(b, room_id).state.rules == AU_CENT
+    assert all(s.view["rules"] == AU_CENT.to_json() and s.view["games"]["number"] == 1
+               for s in seats)
+    gen_b.close()
+    with contextlib.closing(restartable()) as gen_c:
+        c = next(gen_c)
+        again = SeatSocket(c, room_id, tokens[0]).connect()["view"]
+        assert room_of(c, room_id).options.rules == AU_CENT
+        assert again["rules"] == AU_CENT.to_json() and again["hand"] == seats[0].view["hand"]
+
+
+def test_a_new_match_at_a_computer_table_keeps_its_rules(templates_dir: Path) -> None:
+    rules = engine.Rules(cards_towards_pique=True, tie="one_more")
+    with serve(templates_dir, policy=first_legal) as client:
+        made = client.post("/api/rooms", json={"opponent": "computer", "rules": rules.to_json()})
+        sock = SeatSocket(client, made.json()["room_id"], made.json()["token"])
+        sock.connect()
+        play_computer_partie(sock, random.Random(2), until=lambda v: v["phase"] == "play")
+        computer_done(sock, room_of(client, made.json()["room_id"]))  # (its moves, read)
+        sock.send({"type": "new_match", "version": sock.version, "id": sock.next_id()})
+        while sock.expect("state")["view"]["deal_number"] != 0:
+            pass
+        assert sock.view["rules"] == rules.to_json()
+        assert room_of(client, made.json()["room_id"]).state.rules == rules

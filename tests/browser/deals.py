@@ -51,3 +51,42 @@ def find_seed(wanted: Callable[[engine.State], bool], tries: int = 5000) -> int:
             if wanted(state):
                 return seed
     raise AssertionError(f"no such deal in {tries} seeds")
+
+
+def fewest_choice(view: dict[str, Any], mine: list[dict[str, Any]]) -> dict[str, Any]:
+    """`page_choice` for a Seat with `discard_fewest`: the fewest cards its discard allows
+    (none: standing pat, where the rules let younger)."""
+    discard = next((a for a in mine if a["type"] == "discard"), None)
+    if discard is None:
+        return page_choice(view, mine)
+    action: dict[str, Any] = {"type": "discard", "cards": view["hand"][: discard["min"]]}
+    if discard.get("expose_choice"):
+        action["expose"] = False
+    return action
+
+
+Choice = Callable[[dict[str, Any], list[dict[str, Any]]], dict[str, Any]]
+
+
+def stacked(seed: int, rules: engine.Rules, packs: list[tuple[str, ...]], *,
+            choose: Choice = page_choice, deals: int = 99) -> engine.State:
+    """Both seats playing as the page's Seat does (`choose`), each deal dealt from `packs`
+    in turn (as seeded_app's PIQUET_TEST_PACKS), until the partie is over or `deals` deals
+    are scored: what a stacked server's table comes to."""
+    state = engine.new_partie(seed=seed, rules=rules)
+    dealt = 0
+    while state.phase is not engine.Phase.PARTIE_OVER:
+        for seat in (0, 1):
+            view = engine.view(state, seat)
+            mine = [a for a in view["legal"] if a["type"] != "see"]
+            if mine:
+                break
+        action = choose(view, mine)
+        pack = None
+        if action["type"] in ("choose_dealer", "next_deal"):
+            if dealt == deals:
+                break
+            pack, dealt = packs[dealt % len(packs)], dealt + 1
+        state = engine.apply(state, seat, action, pack=pack)
+    return state
+

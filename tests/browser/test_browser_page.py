@@ -232,7 +232,8 @@ def test_lobby_and_rules_pages(open_seat) -> None:
 def test_the_table_page_weighs_under_100_kb(open_seat) -> None:
     """The JS and CSS the table page fetches before it is drawn weigh under 100 KiB. What it
     does not use at first comes when used: the coach's script and styles once a hint is
-    asked (and they draw it), the review from them; the replay page's own."""
+    asked (and they draw it), the review from them; the results (the deal's score, the
+    score sheet) once a deal ends, drawn with their styles; the replay page's own."""
     seat = open_seat()
     page = seat.page
     # Every file from the server, as a first visit fetches it (not the lobby's cached copy).
@@ -250,7 +251,8 @@ def test_the_table_page_weighs_under_100_kb(open_seat) -> None:
     assert any(url.endswith(".js") for url in sizes) and any(url.endswith(".css") for url in sizes)
     assert sum(sizes.values()) < 100 * 1024, sizes
     on_demand = {"/static/js/coach.js", "/static/css/coach.css"}
-    assert not on_demand & set(sizes), sizes
+    results = {"/static/js/results.js", "/static/css/results.css"}
+    assert not (on_demand | results) & set(sizes), sizes
 
     seat.play_until(lambda a: a.get("selecting") == "true")  # an exchange: a hint is offered
     assert not on_demand & set(sizes), sizes
@@ -262,7 +264,12 @@ def test_the_table_page_weighs_under_100_kb(open_seat) -> None:
         "#hand .advised", "els => els.map(e => getComputedStyle(e).outlineStyle)")
     assert styles and set(styles) == {"dashed"}, styles
 
+    assert not results & set(sizes), sizes
     seat.play_until(phase_is("deal_over"))
+    assert results <= set(sizes), sizes
+    # Drawn with the results' styles: the deal's table on the felt, on the panel's colour.
+    assert page.locator("#middle [data-area=deal-table]").evaluate(
+        "e => getComputedStyle(e).borderRadius") == "8px"
     deal = seat.view()["deal_number"]
     page.click(f"#actions [data-review='{deal}']")
     heading = page.locator(f"#review-title-{deal}")
