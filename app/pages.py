@@ -113,8 +113,8 @@ async def make_room(
     visitor = visitor_of(request)
     options = _form_options({k: v for k, v in form.items() if isinstance(v, str)},
                             opponent, level, seating, watching, visitor)
-    if isinstance(options, str):
-        return message_page(request, 400, "Not a table we make", options)
+    if isinstance(options, tuple):
+        return message_page(request, 400, *options)
     if not may_make_room(request):
         page = message_page(request, 429, "Too many new tables", TOO_MANY_ROOMS,
                             action_label="Back to the lobby")
@@ -142,18 +142,21 @@ async def make_room(
 
 
 def _form_options(form: dict[str, str], opponent: str, level: str, seating: str,
-                  watching: str, visitor: Visitor) -> RoomOptions | str:
-    """The table the lobby's form asks for, or why it is not one we make (in words)."""
+                  watching: str, visitor: Visitor) -> RoomOptions | tuple[str, str]:
+    """The table the lobby's form asks for, or why it is not one we make: the page's
+    title and its words."""
     try:
         rules = rules_from_form(form)
     except ValueError as exc:
-        return f"Unknown rules: {exc}"
+        return "Unknown rules", str(exc)
     if opponent not in ("computer", "friend", "practice"):
-        return "Choose the computer, a friend, or practice with a friend as your opponent."
+        return ("Unknown opponent",
+                "Choose the computer, a friend, or practice with a friend as your opponent.")
     if level not in LEVELS:
-        return f"Choose one of the computer's levels: {', '.join(LEVELS)}."
+        return ("Unknown computer level",
+                f"Choose one of the computer's levels: {', '.join(LEVELS)}.")
     if seating not in ("link", "open"):
-        return "Choose who may sit down: people with the link, or anyone."
+        return "Unknown seating", "Choose who may sit down: people with the link, or anyone."
     return RoomOptions(
         opponent="computer" if opponent == "computer" else "friend",
         level="strong" if level == "strong" else "good" if level == "good" else "basic",
