@@ -400,6 +400,13 @@ def axe_problems(page: Page, impacts: tuple[str, ...] = ("serious", "critical"))
     protocol, so it needs no <script> on the page and passes any CSP."""
     if not page.evaluate("typeof window.axe !== 'undefined'"):
         page.evaluate(AXE_JS.read_text() + "\n;undefined")
+    # A card still arriving (its animation fades it in) is not the page as it is read:
+    # the finite animations running now end first, however slow the machine is.
+    page.evaluate(
+        "() => Promise.race([Promise.all(document.getAnimations()"
+        ".filter(a => a.effect?.getTiming().iterations !== Infinity)"
+        ".map(a => a.finished.catch(() => null))),"
+        " new Promise(done => setTimeout(done, 5000))])")
     violations: list[dict[str, Any]] = page.evaluate(
         "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
         ".map(v => ({id: v.id, impact: v.impact, help: v.help,"

@@ -210,8 +210,9 @@ def test_an_au_cent_game_with_carte_rouge_told_played_and_won(open_seat, stacked
         assert "a double" in rows.first.inner_text()
         assert result.locator("[data-result-text]").inner_text() == "4 games to 2"
         won = view["result"]["winner"] == view["seat"]
+        other = seat.last_state()["room"]["seats"][1 - view["seat"]]["name"]  # (a guest's)
         assert result.locator(".result-title").inner_text() == (
-            "You win the partie" if won else "Friend wins the partie")
+            "You win the partie" if won else f"{other} wins the partie")
         assert seen(seat.page, "#counter-deal") == (
             "Au cent · carte rouge · Partie over after 3 games")
         # The score sheet (opened at the end): each game's row after its deal.
