@@ -39,7 +39,16 @@ from engine.computer import LEVELS
 router = APIRouter()
 
 # A seat cookie outlives any room (rooms expire when idle); a week spans a long evening.
+# At a slow table, twice its days without a move: a room lives that long after the last
+# move, which may come that long after this browser's last visit (the other seat's).
 COOKIE_MAX_AGE = 7 * 24 * 3600
+
+
+def seat_cookie_age(settings: Settings, room: Room) -> int:
+    """How long the browser keeps its seat cookie for `room`, from each visit."""
+    if room.options.slow:
+        return max(COOKIE_MAX_AGE, int(2 * settings.slow_room_seconds))
+    return COOKIE_MAX_AGE
 
 
 def _templates(request: Request) -> Jinja2Templates:
@@ -61,12 +70,13 @@ def table_url(request: Request, room_id: str) -> str:
     return str(request.url_for("table", room_id=room_id))
 
 
-def set_seat_cookie(request: Request, response: Response, room_id: str, token: str) -> None:
+def set_seat_cookie(request: Request, response: Response, room: Room, token: str) -> None:
     secure = over_https(request)
+    room_id = room.room_id
     response.set_cookie(
         seat_cookie(room_id, secure),
         token,
-        max_age=COOKIE_MAX_AGE,
+        max_age=seat_cookie_age(_settings(request), room),
         path="/",  # (and no Domain: as __Host- requires)
         httponly=True,
         samesite="lax",
@@ -154,12 +164,15 @@ def _form_options(form: dict[str, str], opponent: str, level: str, seating: str,
         return f"Choose one of the computer's levels: {', '.join(LEVELS)}."
     if seating not in ("link", "open"):
         return "Choose who may sit down: people with the link, or anyone."
+    pace = form.get("pace") or "now"
+    if pace not in ("now", "slow"):
+        return "Choose to play now, or to take your time."
     return RoomOptions(
         opponent="computer" if opponent == "computer" else "friend",
         level="strong" if level == "strong" else "good" if level == "good" else "basic",
         practice=opponent == "practice", rules=rules,
         seating="open" if seating == "open" else "link", watching=watching == "on",
-        names=(visitor.name or guest_name(), ""))
+        names=(visitor.name or guest_name(), ""), pace="slow" if pace == "slow" else "now")
 
 
 async def list_new_table(request: Request, room: Room, visitor: Visitor) -> None:
@@ -195,7 +208,7 @@ def seated_response(request: Request, room: Room, token: str | None,
     where = table_url(request, room.room_id) if public else f"/r/{room.room_id}"
     response = RedirectResponse(where, status_code=303)
     if token is not None:
-        set_seat_cookie(request, response, room.room_id, token)
+        set_seat_cookie(request, response, room, token)
     remember(request, response, visitor)
     return response
 
@@ -215,7 +228,7 @@ async def table(request: Request, room_id: str) -> Response:
     claim = seat is None
     if claim:
         if not room.has_free_seat():
-            return _watch_page(request, room_id, room.opponent, room.options.rules)
+            return _watch_page(request, room)
         seat = 1
     context: dict[str, Any] = {
         "room_id": room_id,
@@ -230,12 +243,12 @@ async def table(request: Request, room_id: str) -> Response:
         "open_wait": open_wait(_settings(request)),
         "away_seconds": _settings(request).stranger_away_seconds,
         "abandon_seconds": _settings(request).stranger_abandon_seconds,
-        **_rules_context(room.options.rules),
+        **_table_context(request, room),
     }
     response = _templates(request).TemplateResponse(request, "table.html", context)
     if token is not None and not claim:
         # Set again on every visit, so the cookie lives as long as the table is in use.
-        set_seat_cookie(request, response, room_id, token)
+        set_seat_cookie(request, response, room, token)
     return response
 
 
@@ -258,7 +271,7 @@ async def claim_seat(request: Request, room_id: str) -> Response:
             return JSONResponse({"detail": exc.detail}, exc.status)
     assert token is not None
     response = JSONResponse({"seat": seat})
-    set_seat_cookie(request, response, room_id, token)
+    set_seat_cookie(request, response, room, token)
     remember(request, response, visitor)
     return response
 
@@ -308,23 +321,25 @@ def _no_such_table(request: Request) -> HTMLResponse:
     )
 
 
-def _rules_context(rules: engine.Rules) -> dict[str, Any]:
-    """The table page's rules: `rules` (an engine.Rules) and `variant`, whether they are
-    other than Rubicon Piquet's own (then the page says them before the cut: RULES.md §8)."""
-    return {"rules": rules, "variant": rules != engine.RUBICON}
+def _table_context(request: Request, room: Room) -> dict[str, Any]:
+    """What the table page says of the table to everyone: `rules` (an engine.Rules) and
+    `variant`, whether they are other than Rubicon Piquet's own (then the page says them
+    before the cut: RULES.md §8); its `pace`, and a slow table's `slow_days`."""
+    rules = room.options.rules
+    return {"rules": rules, "variant": rules != engine.RUBICON, "pace": room.options.pace,
+            "slow_days": _settings(request).slow_room_days}
 
 
-def _watch_page(request: Request, room_id: str, opponent: str,
-                rules: engine.Rules) -> Response:
+def _watch_page(request: Request, room: Room) -> Response:
     """A full table's third visitor watches: the table page with no seat (and no cookie);
     its socket asks for the public view (`/ws/{room_id}?watch=1`)."""
     context: dict[str, Any] = {
-        "room_id": room_id,
+        "room_id": room.room_id,
         "seat": "watch",
         "claim": False,
-        "opponent": opponent,
-        "room_url": table_url(request, room_id),
+        "opponent": room.opponent,
+        "room_url": table_url(request, room.room_id),
         "card_names": engine.CARD_NAMES,
-        **_rules_context(rules),
+        **_table_context(request, room),
     }
     return _templates(request).TemplateResponse(request, "table.html", context)
