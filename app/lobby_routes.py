@@ -58,6 +58,7 @@ def lobby_page(request: Request, visitor: Visitor, *, typed: str = "", error: st
         "levels": [{"name": x.name, "description": x.description} for x in LEVELS.values()],
         "name": visitor.name, "typed": typed, "name_error": error,
         "open_wait": open_wait(_settings(request)),
+        "slow_days": f"{_settings(request).slow_room_days:g}",
     }
     response: HTMLResponse = request.app.state.templates.TemplateResponse(
         request, "lobby.html", context, status_code=status_code)

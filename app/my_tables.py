@@ -6,8 +6,8 @@ looked up). Each table is then asked for on its own, `GET /api/rooms/{id}/mine` 
 `POST /api/rooms/{id}/leave`: paths that name the room, so a proxy routing by room id
 sends them to the process that serves it (deploy/nginx-table.conf), which loads it from
 the store if it rests there. A cookie whose token is not that table's seat, or that
-names a table gone, is answered 404 and cleared: a forged cookie shows nothing of
-another's table.
+names a table gone, is cleared, and the table is answered as gone (the same answer for
+both: a forged cookie learns nothing of another's table).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from fastapi.responses import JSONResponse
 from app.pages import set_seat_cookie
 from app.room import Room
 from app.seat_view import my_table
-from app.security import well_formed_room_id
-from app.sitting import address_of, lobby_of, over_https, rooms_of, table_for
+from app.security import NOT_A_ROOM, well_formed_room_id
+from app.sitting import address_of, lobby_of, over_https, rooms_of
 from app.ws import seat_cookie, seat_token
 
 router = APIRouter()
@@ -59,25 +59,27 @@ def forget_seat(request: Request, response: Response, room_id: str) -> Response:
     return response
 
 
-async def my_seat(request: Request, room_id: str) -> tuple[Room, int] | Response:
-    """The table and this browser's seat at it, or the 404 to answer (its cookie
-    cleared): no such table, or the cookie is not one of its seats."""
-    room = await table_for(request, room_id)
-    if not isinstance(room, Room):
-        return forget_seat(request, room, room_id) if well_formed_room_id(room_id) else room
-    seat = room.seat_for_token(seat_token(request.cookies, room_id))
-    if seat is None:
-        return forget_seat(request, JSONResponse({"detail": NO_SEAT}, 404), room_id)
-    return room, seat
+async def my_seat(request: Request, room_id: str) -> tuple[Room, int] | None:
+    """The table and this browser's seat at it; None: no such table, or the cookie is
+    not one of its seats."""
+    if not well_formed_room_id(room_id):
+        return None
+    room = await rooms_of(request).find(room_id, arriving=True)
+    seat = None if room is None else room.seat_for_token(seat_token(request.cookies, room_id))
+    return None if room is None or seat is None else (room, seat)
 
 
 @router.get("/api/rooms/{room_id}/mine", response_model=None)
 async def mine(request: Request, room_id: str) -> Response:
     """This browser's seat at the table, as "My tables" lists it (seat_view.my_table);
-    the seat cookie is set again, so it lives while the lobby is visited."""
+    the seat cookie is set again, so it lives while the lobby is visited. A table gone,
+    or a cookie that is not its seat: `{"room_id", "gone": true}`, the cookie cleared (a
+    table that closed is no error: the lobby drops it from the list)."""
     found = await my_seat(request, room_id)
-    if not isinstance(found, tuple):
-        return found
+    if found is None:
+        if not well_formed_room_id(room_id):
+            return JSONResponse({"detail": NOT_A_ROOM}, 404)
+        return forget_seat(request, JSONResponse({"room_id": room_id, "gone": True}), room_id)
     room, seat = found
     since = rooms_of(request).clock() - room.last_move
     response = JSONResponse(my_table(room_id, seat, room.options, room.state,
@@ -94,8 +96,8 @@ async def leave(request: Request, room_id: str) -> Response:
     friend's (or a stranger's) table the partie under way ends, abandoned by it, and the
     other seat is told; a computer's table, or one nobody else sat down at, is closed."""
     found = await my_seat(request, room_id)
-    if not isinstance(found, tuple):
-        return found
+    if found is None:
+        return forget_seat(request, JSONResponse({"detail": NO_SEAT}, 404), room_id)
     room, seat = found
     rooms = rooms_of(request)
     if room.opponent == "computer" or room.has_free_seat():

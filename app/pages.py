@@ -327,7 +327,7 @@ def _table_context(request: Request, room: Room) -> dict[str, Any]:
     before the cut: RULES.md §8); its `pace`, and a slow table's `slow_days`."""
     rules = room.options.rules
     return {"rules": rules, "variant": rules != engine.RUBICON, "pace": room.options.pace,
-            "slow_days": _settings(request).slow_room_days}
+            "slow_days": f"{_settings(request).slow_room_days:g}"}
 
 
 def _watch_page(request: Request, room: Room) -> Response:
