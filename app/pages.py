@@ -186,12 +186,23 @@ async def list_new_table(request: Request, room: Room, visitor: Visitor) -> None
     raise Refused(429, "Too many open tables", too_many_open(lobby.open_per_address))
 
 
+def in_words(seconds: float) -> str:
+    """A span of time in words: "45 seconds", "15 minutes", "2 hours", "30 days"."""
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= 2 * size:
+            return f"{round(seconds / size)} {unit}s"
+    return f"{seconds:g} seconds"
+
+
 def open_wait(settings: Settings) -> str:
     """How long an open table waits in the lobby, in words ("15 minutes")."""
-    seconds = settings.open_table_seconds
-    if seconds < 120:
-        return f"{seconds:g} seconds"
-    return f"{round(seconds / 60)} minutes"
+    return in_words(settings.open_table_seconds)
+
+
+def paces(settings: Settings) -> dict[str, str]:
+    """How long a table is kept without a move, in words, at each pace."""
+    return {"now": in_words(settings.room_idle_seconds),
+            "slow": in_words(settings.slow_room_seconds)}
 
 
 def too_many_open(limit: int) -> str:
@@ -324,10 +335,11 @@ def _no_such_table(request: Request) -> HTMLResponse:
 def _table_context(request: Request, room: Room) -> dict[str, Any]:
     """What the table page says of the table to everyone: `rules` (an engine.Rules) and
     `variant`, whether they are other than Rubicon Piquet's own (then the page says them
-    before the cut: RULES.md §8); its `pace`, and a slow table's `slow_days`."""
+    before the cut: RULES.md §8); its `pace`, and how long a table is `kept` without a
+    move at each pace."""
     rules = room.options.rules
     return {"rules": rules, "variant": rules != engine.RUBICON, "pace": room.options.pace,
-            "slow_days": f"{_settings(request).slow_room_days:g}"}
+            "kept": paces(_settings(request))}
 
 
 def _watch_page(request: Request, room: Room) -> Response:

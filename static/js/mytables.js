@@ -54,7 +54,7 @@ function item(t) {
   const move = state(t);
   return h(
     "li",
-    { class: "table-item", "data-room": t.room_id, "data-your-move": t.your_move },
+    { class: "table-item", "data-room": t.room_id, "data-your-move": String(t.your_move) },
     h(
       "div",
       { class: "table-info" },
