@@ -21,7 +21,7 @@ from app.pages import set_seat_cookie
 from app.room import Room
 from app.seat_view import my_table
 from app.security import NOT_A_ROOM, well_formed_room_id
-from app.sitting import address_of, lobby_of, over_https, rooms_of
+from app.sitting import address_of, over_https, rooms_of
 from app.ws import seat_cookie, seat_token
 
 router = APIRouter()
@@ -101,9 +101,7 @@ async def leave(request: Request, room_id: str) -> Response:
     room, seat = found
     rooms = rooms_of(request)
     if room.opponent == "computer" or room.has_free_seat():
-        if room.waiting_for_stranger():
-            await lobby_of(request).unlist(room_id, "unlisted")
-        await rooms.discard(room, CLOSED)
+        await rooms.discard(room, CLOSED)  # (an open table leaves the lobby's list too)
         left = "closed"
     else:
         left = "abandoned" if await room.leave(seat) else "left"

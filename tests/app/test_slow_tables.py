@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from lobbykit import LobbyWatch
 from tablekit import (
     FakeClock,
     Json,
@@ -271,7 +272,10 @@ def test_leaving_a_friend_s_table_ends_the_partie_abandoned_and_tells_the_other(
 
 def test_leaving_a_computer_table_or_one_nobody_joined_closes_it(client: TestClient) -> None:
     rooms = client.app.state.rooms  # type: ignore[attr-defined]
-    for table in (make(client, "computer"), make(client, "friend", pace="now")):
+    lobby = LobbyWatch(client)
+    waiting = make(client, "friend", seating="open")
+    lobby.until(lambda w: waiting["room_id"] in w.open)
+    for table in (make(client, "computer"), make(client, "friend", pace="now"), waiting):
         room_id = table["room_id"]
         sock = SeatSocket(client, room_id, table["token"])
         sock.connect()
@@ -280,3 +284,4 @@ def test_leaving_a_computer_table_or_one_nobody_joined_closes_it(client: TestCli
         assert sock.expect_closed()[0] == 4410
         assert rooms.get(room_id) is None
         assert mine(client, room_id, table["token"]).json()["gone"]
+    lobby.until(lambda w: waiting["room_id"] not in w.open)  # it left the lobby's list

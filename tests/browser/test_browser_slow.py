@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from browserkit import ROOT_JS, Seat, play_together
+from browserkit import ROOT_JS, Seat, named, play_together
 from playwright.sync_api import Page
 
 # Before any page script: document.hidden as the test says (the tab sent to the
@@ -31,15 +31,6 @@ window.Notification = class {
   static requestPermission() { window.__asked += 1; return Real.requestPermission(); }
 };
 """
-
-
-def named(seat: Seat, name: str) -> Page:
-    page = seat.page
-    page.goto("/")
-    page.fill("#name-field", name)
-    page.click("[data-save-name]")
-    page.wait_for_selector(f"[data-my-name]:text-is('{name}')")
-    return page
 
 
 def set_away(page: Page, hidden: bool) -> None:
