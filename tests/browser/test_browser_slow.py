@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from browserkit import ROOT_JS, Seat, named, play_together
+from browserkit import ROOT_JS, Seat, axe_problems, named, play_together
 from playwright.sync_api import Page
 
 # Before any page script: document.hidden as the test says (the tab sent to the
@@ -88,6 +88,12 @@ def test_my_tables_your_move_and_the_title_of_a_tab_in_the_background(
         assert row.locator("[data-who]").inner_text() == f"Against {other}"
         assert "take your time" in row.inner_text() and "Last move" in row.inner_text()
     lobby_m.screenshot(path=str(artifacts / "my-tables.png"), full_page=True)
+    assert not axe_problems(lobby_m)  # the list, and its "Leave" asking to be sure
+    row_m.locator("[data-leave]").click()
+    row_m.locator("[data-leave-no]").wait_for()
+    assert not axe_problems(lobby_m) and not axe_problems(waiter.page)  # (the pace line)
+    row_m.locator("[data-leave-no]").click()
+    row_m.locator(".leave-confirm").wait_for(state="detached")
     row_m.locator("[data-go]").click()  # one click back to the table, the same seat
     lobby_m.wait_for_url(f"**/r/{room_id}")
     lobby_m.wait_for_function(f"() => +{ROOT_JS}.dataset.version > 0")
