@@ -74,10 +74,17 @@ function item(t) {
   );
 }
 
-function draw() {
+let drawn = "";
+/** The list, drawn again only when what it says changed; a focused button keeps focus. */
+function draw(force) {
+  const said = JSON.stringify([confirming, tables.map((t) => [item(t).textContent, t.your_move])]);
+  if (said === drawn && !force) return;
+  drawn = said;
+  const had = document.activeElement?.closest?.("[data-go], [data-leave]");
   list.replaceChildren(...tables.map(item));
   section.hidden = tables.length === 0 && !status.textContent;
   document.body.dataset.myTables = tables.length;
+  if (had) section.querySelector(had.dataset.go ? `[data-go="${had.dataset.go}"]` : `[data-leave="${had.dataset.leave}"]`)?.focus();
 }
 
 /** The list afresh: the tables the cookies name, each from where it is served. */
