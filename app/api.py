@@ -13,7 +13,7 @@ from pydantic import BaseModel
 import engine
 from app.names import NameRefused, guest_name
 from app.pages import list_new_table, table_url
-from app.protocol import Level, Opponent, Seating, json_schema
+from app.protocol import Level, Opponent, Pace, Seating, json_schema
 from app.registry import RoomsFullError, TooManyRooms
 from app.room_options import RoomOptions
 from app.runtime import LoopMonitor
@@ -33,6 +33,7 @@ class CreateRoom(BaseModel):
     seating: Seating = "link"  # "open": anyone may sit down (listed in the lobby)
     watching: bool = False  # anyone may watch (listed in the lobby while played)
     name: str | None = None  # the maker's display name (else the name cookie's, or a guest)
+    pace: Pace = "now"  # "slow": a move whenever you like, kept for days without one
 
 
 class JoinRoom(BaseModel):
@@ -72,7 +73,8 @@ async def create_room(body: CreateRoom, request: Request) -> JSONResponse:
     options = RoomOptions(opponent=body.opponent,
                           level=body.level if body.opponent == "computer" else None,
                           practice=body.practice, rules=rules, seating=body.seating,
-                          watching=body.watching, names=(visitor.name or guest_name(), ""))
+                          watching=body.watching, names=(visitor.name or guest_name(), ""),
+                          pace=body.pace)
     try:
         room, token = await rooms_of(request).create(options, address_of(request))
         if options.seating == "open":

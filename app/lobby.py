@@ -44,6 +44,7 @@ from app.lobby_store import (
 )
 from app.names import look
 from app.protocol import Listing
+from app.seat_view import sheet_scores
 
 if TYPE_CHECKING:
     from app.room import Room
@@ -88,8 +89,7 @@ def playing_entry(room: Room) -> PlayingTable | None:
     state = room.state
     if state.step is engine.Step.PARTIE_OVER:
         return None
-    rows = state.sheet[state.game_start:] if options.rules.game == "au_cent" else state.sheet
-    scores = (sum(r[0] for r in rows), sum(r[1] for r in rows))
+    scores = sheet_scores(state)
     return PlayingTable(room.room_id, options.names, options.rules.to_json(),
                         options.practice, state.deal_number, state.deals_in_partie, scores)
 

@@ -18,7 +18,14 @@ from pydantic import BaseModel
 
 import engine
 from app.names import NAME_COOKIE, NameRefused, display_name, guest_name, name_cookie_value
-from app.pages import message_page, open_wait, seated_response, table_url, too_many_open
+from app.pages import (
+    message_page,
+    open_wait,
+    paces,
+    seated_response,
+    table_url,
+    too_many_open,
+)
 from app.registry import RoomsFullError, TooManyRooms
 from app.room import Room
 from app.room_options import RoomOptions, rules_from_form
@@ -58,6 +65,7 @@ def lobby_page(request: Request, visitor: Visitor, *, typed: str = "", error: st
         "levels": [{"name": x.name, "description": x.description} for x in LEVELS.values()],
         "name": visitor.name, "typed": typed, "name_error": error,
         "open_wait": open_wait(_settings(request)),
+        "kept": paces(_settings(request)),
     }
     response: HTMLResponse = request.app.state.templates.TemplateResponse(
         request, "lobby.html", context, status_code=status_code)

@@ -17,7 +17,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from starlette.types import Receive, Scope, Send
 
-from app import api, lobby_routes, pages, ws
+from app import api, lobby_routes, my_tables, pages, ws
 from app.computer_seat import Pace, Policy
 from app.lobby import Lobby
 from app.lobby_store import LobbyStore, MemoryLobby
@@ -67,11 +67,13 @@ class PiquetApp(FastAPI):
 def settings_store(settings: Settings) -> RoomStore | None:
     """The store the settings name (None: rooms in this process's memory only). Its copy
     of a room outlives the room's idle time by two sweeps: the owner renews it at every
-    sweep, and deletes it when the room closes."""
-    return make_store(settings.redis_url,
-                      ttl_seconds=settings.room_idle_seconds + 2 * settings.sweep_interval,
+    sweep, and deletes it when the room closes; a slow table's outlives its
+    `slow_room_days` so, counted from its last write."""
+    sweeps = 2 * settings.sweep_interval
+    return make_store(settings.redis_url, ttl_seconds=settings.room_idle_seconds + sweeps,
                       cluster=settings.redis_cluster, replicas=settings.redis_replicas,
-                      patience=settings.store_patience, timeout=settings.redis_timeout)
+                      patience=settings.store_patience, timeout=settings.redis_timeout,
+                      slow_ttl_seconds=settings.slow_room_seconds + sweeps)
 
 
 def room_setup(settings: Settings, *, clock: Clock, new_seed: SeedSource,
@@ -121,6 +123,7 @@ def room_registry(settings: Settings, setup: RoomSetup) -> RoomRegistry:
         unused_seconds=settings.room_unused_seconds,
         rooms_per_address=settings.rooms_per_address,
         give_way_seconds=settings.room_give_way_seconds,
+        slow_seconds=settings.slow_room_seconds,
     )
 
 
@@ -186,6 +189,7 @@ def add_routes(app: FastAPI, settings: Settings) -> None:
     app.include_router(lobby_routes.router)
     app.include_router(pages.router)
     app.include_router(api.router)
+    app.include_router(my_tables.router)
     app.add_exception_handler(StoreError, store_failed)
     app.router.routes.append(ws.ROUTE)
     # check_dir=False: the app starts even before static/ has files (tests, fresh clones).

@@ -39,7 +39,16 @@ from engine.computer import LEVELS
 router = APIRouter()
 
 # A seat cookie outlives any room (rooms expire when idle); a week spans a long evening.
+# At a slow table, twice its days without a move: a room lives that long after the last
+# move, which may come that long after this browser's last visit (the other seat's).
 COOKIE_MAX_AGE = 7 * 24 * 3600
+
+
+def seat_cookie_age(settings: Settings, room: Room) -> int:
+    """How long the browser keeps its seat cookie for `room`, from each visit."""
+    if room.options.slow:
+        return max(COOKIE_MAX_AGE, int(2 * settings.slow_room_seconds))
+    return COOKIE_MAX_AGE
 
 
 def _templates(request: Request) -> Jinja2Templates:
@@ -61,12 +70,13 @@ def table_url(request: Request, room_id: str) -> str:
     return str(request.url_for("table", room_id=room_id))
 
 
-def set_seat_cookie(request: Request, response: Response, room_id: str, token: str) -> None:
+def set_seat_cookie(request: Request, response: Response, room: Room, token: str) -> None:
     secure = over_https(request)
+    room_id = room.room_id
     response.set_cookie(
         seat_cookie(room_id, secure),
         token,
-        max_age=COOKIE_MAX_AGE,
+        max_age=seat_cookie_age(_settings(request), room),
         path="/",  # (and no Domain: as __Host- requires)
         httponly=True,
         samesite="lax",
@@ -157,12 +167,15 @@ def _form_options(form: dict[str, str], opponent: str, level: str, seating: str,
                 f"Choose one of the computer's levels: {', '.join(LEVELS)}.")
     if seating not in ("link", "open"):
         return "Unknown seating", "Choose who may sit down: people with the link, or anyone."
+    pace = form.get("pace") or "now"
+    if pace not in ("now", "slow"):
+        return "Unknown pace", "Choose to play now, or to take your time."
     return RoomOptions(
         opponent="computer" if opponent == "computer" else "friend",
         level="strong" if level == "strong" else "good" if level == "good" else "basic",
         practice=opponent == "practice", rules=rules,
         seating="open" if seating == "open" else "link", watching=watching == "on",
-        names=(visitor.name or guest_name(), ""))
+        names=(visitor.name or guest_name(), ""), pace="slow" if pace == "slow" else "now")
 
 
 async def list_new_table(request: Request, room: Room, visitor: Visitor) -> None:
@@ -176,12 +189,23 @@ async def list_new_table(request: Request, room: Room, visitor: Visitor) -> None
     raise Refused(429, "Too many open tables", too_many_open(lobby.open_per_address))
 
 
+def in_words(seconds: float) -> str:
+    """A span of time in words: "45 seconds", "15 minutes", "2 hours", "30 days"."""
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= 2 * size:
+            return f"{round(seconds / size)} {unit}s"
+    return f"{seconds:g} seconds"
+
+
 def open_wait(settings: Settings) -> str:
     """How long an open table waits in the lobby, in words ("15 minutes")."""
-    seconds = settings.open_table_seconds
-    if seconds < 120:
-        return f"{seconds:g} seconds"
-    return f"{round(seconds / 60)} minutes"
+    return in_words(settings.open_table_seconds)
+
+
+def paces(settings: Settings) -> dict[str, str]:
+    """How long a table is kept without a move, in words, at each pace."""
+    return {"now": in_words(settings.room_idle_seconds),
+            "slow": in_words(settings.slow_room_seconds)}
 
 
 def too_many_open(limit: int) -> str:
@@ -198,7 +222,7 @@ def seated_response(request: Request, room: Room, token: str | None,
     where = table_url(request, room.room_id) if public else f"/r/{room.room_id}"
     response = RedirectResponse(where, status_code=303)
     if token is not None:
-        set_seat_cookie(request, response, room.room_id, token)
+        set_seat_cookie(request, response, room, token)
     remember(request, response, visitor)
     return response
 
@@ -218,7 +242,7 @@ async def table(request: Request, room_id: str) -> Response:
     claim = seat is None
     if claim:
         if not room.has_free_seat():
-            return _watch_page(request, room_id, room.opponent, room.options.rules)
+            return _watch_page(request, room)
         seat = 1
     context: dict[str, Any] = {
         "room_id": room_id,
@@ -233,12 +257,12 @@ async def table(request: Request, room_id: str) -> Response:
         "open_wait": open_wait(_settings(request)),
         "away_seconds": _settings(request).stranger_away_seconds,
         "abandon_seconds": _settings(request).stranger_abandon_seconds,
-        **_rules_context(room.options.rules),
+        **_table_context(request, room),
     }
     response = _templates(request).TemplateResponse(request, "table.html", context)
     if token is not None and not claim:
         # Set again on every visit, so the cookie lives as long as the table is in use.
-        set_seat_cookie(request, response, room_id, token)
+        set_seat_cookie(request, response, room, token)
     return response
 
 
@@ -261,7 +285,7 @@ async def claim_seat(request: Request, room_id: str) -> Response:
             return JSONResponse({"detail": exc.detail}, exc.status)
     assert token is not None
     response = JSONResponse({"seat": seat})
-    set_seat_cookie(request, response, room_id, token)
+    set_seat_cookie(request, response, room, token)
     remember(request, response, visitor)
     return response
 
@@ -311,23 +335,26 @@ def _no_such_table(request: Request) -> HTMLResponse:
     )
 
 
-def _rules_context(rules: engine.Rules) -> dict[str, Any]:
-    """The table page's rules: `rules` (an engine.Rules) and `variant`, whether they are
-    other than Rubicon Piquet's own (then the page says them before the cut: RULES.md §8)."""
-    return {"rules": rules, "variant": rules != engine.RUBICON}
+def _table_context(request: Request, room: Room) -> dict[str, Any]:
+    """What the table page says of the table to everyone: `rules` (an engine.Rules) and
+    `variant`, whether they are other than Rubicon Piquet's own (then the page says them
+    before the cut: RULES.md §8); its `pace`, and how long a table is `kept` without a
+    move at each pace."""
+    rules = room.options.rules
+    return {"rules": rules, "variant": rules != engine.RUBICON, "pace": room.options.pace,
+            "kept": paces(_settings(request))}
 
 
-def _watch_page(request: Request, room_id: str, opponent: str,
-                rules: engine.Rules) -> Response:
+def _watch_page(request: Request, room: Room) -> Response:
     """A full table's third visitor watches: the table page with no seat (and no cookie);
     its socket asks for the public view (`/ws/{room_id}?watch=1`)."""
     context: dict[str, Any] = {
-        "room_id": room_id,
+        "room_id": room.room_id,
         "seat": "watch",
         "claim": False,
-        "opponent": opponent,
-        "room_url": table_url(request, room_id),
+        "opponent": room.opponent,
+        "room_url": table_url(request, room.room_id),
         "card_names": engine.CARD_NAMES,
-        **_rules_context(rules),
+        **_table_context(request, room),
     }
     return _templates(request).TemplateResponse(request, "table.html", context)

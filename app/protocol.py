@@ -17,6 +17,9 @@ Opponent = Literal["computer", "friend"]
 # Who may take a friend's table's free seat: people with its link, or anyone (the table is
 # listed in the lobby: docs/protocol.md, "The lobby").
 Seating = Literal["link", "open"]
+# A table's pace: "now", played in one sitting (it closes after `room_idle_seconds`
+# without a move), or "slow", a move whenever you like (kept `slow_room_days` without one).
+Pace = Literal["now", "slow"]
 # An open table's place in the lobby, as its maker's page is told: listed; left the list
 # after waiting `open_table_seconds` with nobody; taken out by its maker (or not found in
 # the list); its maker sat down at another table from the lobby.
@@ -180,6 +183,8 @@ class RoomInfo(_ServerMessage):
     # An open table waiting for its second player: its place in the lobby (its maker's
     # page offers to list it again, or the computer, when it is no longer listed).
     listing: Listing | None = None
+    # "slow": a table played at its players' own pace, kept for days without a move.
+    pace: Pace = "now"
     # Proves this socket was shown this version: sent back on reconnecting
     # (`/ws/{room_id}?seen=VERSION.RECEIPT`), so a store found to have lost it is known.
     receipt: str = ""

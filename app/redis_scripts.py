@@ -22,9 +22,10 @@ return 1
 """
 
 # ARGV: version (the one this write makes), ttl ms, write id, kind, the field of a seat
-# that must still be free ('' if none), then the kind's values: 'action': the entry;
-# 'match' (a new match: its actions start afresh) and 'fields' (a change with no
-# action, "Play again"): field, value pairs for the room's hash.
+# that must still be free ('' if none), when it was made (wall-clock seconds), then the
+# kind's values: 'action': the entry; 'match' (a new match: its actions start afresh) and
+# 'fields' (a change with no action, "Play again"): field, value pairs for the room's hash.
+# A room's own `ttl` field (a slow table's) outranks the ttl sent.
 # Answers 0: written (or written before: the same write sent again, which then writes
 # its id again, so that a WAIT after it covers the first); -1: no such room; -3: the
 # seat is taken; else the stored version, which is not one less than this write's.
@@ -38,15 +39,16 @@ if stored == tonumber(ARGV[1]) and redis.call('HGET', KEYS[1], 'write') == ARGV[
 end
 if stored + 1 ~= tonumber(ARGV[1]) then return stored end
 if ARGV[5] ~= '' and redis.call('HEXISTS', KEYS[1], ARGV[5]) == 1 then return -3 end
+local ttl = redis.call('HGET', KEYS[1], 'ttl') or ARGV[2]
 if ARGV[4] == 'action' then
-  redis.call('RPUSH', KEYS[2], ARGV[6])
-  redis.call('PEXPIRE', KEYS[2], ARGV[2])
+  redis.call('RPUSH', KEYS[2], ARGV[7])
+  redis.call('PEXPIRE', KEYS[2], ttl)
 else
   if ARGV[4] == 'match' then redis.call('DEL', KEYS[2]) end
-  redis.call('HSET', KEYS[1], unpack(ARGV, 6))
+  redis.call('HSET', KEYS[1], unpack(ARGV, 7))
 end
-redis.call('HSET', KEYS[1], 'version', ARGV[1], 'write', ARGV[3])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('HSET', KEYS[1], 'version', ARGV[1], 'write', ARGV[3], 'moved', ARGV[6])
+redis.call('PEXPIRE', KEYS[1], ttl)
 return 0
 """
 

@@ -45,6 +45,7 @@ from app.store import (
     WritesByKind,
     decode_entry,
     encode_entry,
+    keep_seconds,
     new_write_id,
     process_name,
 )
@@ -67,6 +68,9 @@ SCHEMA = 4
 # starts dealt, with no cut), `secret` (the room's receipt key), and `write` (the id of
 # the last write, which makes a write sent twice land once). Before schema 4 every deal
 # came from the seed, and such a room still replays so. `_upgrade` reads every schema.
+# Fields added since, read when there and not needed: `moved` (when the room was last
+# written, wall-clock seconds) and `ttl` (a slow table's own, in ms: its writes renew its
+# keys for that long rather than the store's `ttl_seconds`).
 
 def _not_sent(exc: BaseException) -> bool:
     """The error came while connecting, waiting for a connection, or checking an idle
@@ -108,9 +112,13 @@ class RedisStore(WritesByKind):
 
     def __init__(self, url: str, *, ttl_seconds: float, owner: str | None = None,
                  max_connections: int = 32, cluster: bool = False, replicas: int = 0,
-                 patience: float = 10.0, timeout: float = 5.0) -> None:
+                 patience: float = 10.0, timeout: float = 5.0,
+                 slow_ttl_seconds: float | None = None) -> None:
+        """`ttl_seconds`: how long a room is kept after its last write or renewal;
+        `slow_ttl_seconds`: a slow table's, after its last write (keep_seconds)."""
         self.url = url
         self.ttl_ms = int(ttl_seconds * 1000)
+        self.slow_ttl_ms = int((slow_ttl_seconds or ttl_seconds) * 1000)
         self.owner = owner or process_name()
         self.cluster = cluster
         self.replicas = replicas
@@ -255,11 +263,15 @@ class RedisStore(WritesByKind):
             "version": str(room.version),
             "owner": self.owner,
             "secret": room.secret,
+            "moved": repr(room.moved_at or time.time()),
         }
+        ttl_ms = keep_seconds(room.options, self.ttl_ms, self.slow_ttl_ms)
+        if ttl_ms != self.ttl_ms:
+            fields["ttl"] = str(ttl_ms)
         for seat, digest in enumerate(room.seat_hashes):
             if digest is not None:
                 fields[f"seat{seat}"] = digest
-        args: list[str | int] = [self.ttl_ms, new_write_id()]
+        args: list[str | int] = [int(ttl_ms), new_write_id()]
         for name, value in fields.items():
             args += [name, value]
         made = await self._call("create", [room_key(room.room_id)], args, durable=True)
@@ -270,11 +282,12 @@ class RedisStore(WritesByKind):
                    waiting: Waiting | None = None) -> None:
         free = "" if change.free is None else f"seat{change.free}"
         args: list[str | int] = [change.version, self.ttl_ms, change.id]
+        moved = repr(change.at)
         if change.kind == "action":
             assert change.entry is not None
-            args += ["action", free, encode_entry(change.entry)]
+            args += ["action", free, moved, encode_entry(change.entry)]
         elif change.kind == "match":
-            args += ["match", free, "seed", change.seed, "match", change.match,
+            args += ["match", free, moved, "seed", change.seed, "match", change.match,
                      "first_dealer", _seat_text(change.first_dealer),
                      "first_pack", " ".join(change.first_pack or ()), "rematch", "[]"]
             if change.options is not None:
@@ -282,7 +295,7 @@ class RedisStore(WritesByKind):
             if change.claim is not None:
                 args += [f"seat{change.claim[0]}", change.claim[1]]
         else:
-            args += ["fields", free, "rematch", _json(list(change.rematch))]
+            args += ["fields", free, moved, "rematch", _json(list(change.rematch))]
         answer = await self._call("save", [room_key(room_id), actions_key(room_id)], args,
                                   waiting=waiting, durable=True)
         if answer == -3:
@@ -454,14 +467,15 @@ def _upgrade(room_id: str, fields: dict[str, str], actions: list[bytes]) -> Stor
         rematch=rematch,
         first_pack=first_pack,
         secret=fields.get("secret", ""),
+        moved_at=float(fields.get("moved") or 0),
     )
 
 
 def make_store(url: str | None, *, ttl_seconds: float, cluster: bool = False,
-               replicas: int = 0, patience: float = 10.0,
-               timeout: float = 5.0) -> RoomStore | None:
+               replicas: int = 0, patience: float = 10.0, timeout: float = 5.0,
+               slow_ttl_seconds: float | None = None) -> RoomStore | None:
     """The store the settings ask for: None (rooms in memory only), Redis, or a cluster."""
     if not url:
         return None
     return RedisStore(url, ttl_seconds=ttl_seconds, cluster=cluster, replicas=replicas,
-                      patience=patience, timeout=timeout)
+                      patience=patience, timeout=timeout, slow_ttl_seconds=slow_ttl_seconds)

@@ -10,7 +10,7 @@ import logging
 import secrets
 from typing import TYPE_CHECKING
 
-from app.protocol import CLOSE_ROOM_EXPIRED, Listing
+from app.protocol import CLOSE_GOING_AWAY, CLOSE_ROOM_EXPIRED, Listing
 from app.room import Room
 from app.room_options import RoomOptions
 from app.room_setup import RoomSetup, new_token
@@ -49,7 +49,12 @@ class RoomRegistry:
     `give_way_seconds`: a visitor is refused only while every table has seen a move in
     that time. And one client address holds at most `rooms_per_address` rooms at once
     (made or joined): an attacker with N addresses holds at most N times that many, each
-    for `unused_seconds` unless it plays in them."""
+    for `unused_seconds` unless it plays in them.
+
+    A slow table ("Take your time") is kept `slow_seconds` without a move, played at or
+    not. With a store, one nobody has had open for `idle_seconds` rests there, out of
+    memory, and is loaded again on first use (`find`); in memory only, it stays, and
+    gives way last when every table is taken."""
 
     def __init__(
         self,
@@ -60,6 +65,7 @@ class RoomRegistry:
         unused_seconds: float | None = None,
         rooms_per_address: int = 1_000_000,
         give_way_seconds: float = 300.0,
+        slow_seconds: float = 30 * 24 * 3600.0,
     ) -> None:
         """`setup`: what every room is made with (the computer's and the coach's pools
         among it)."""
@@ -71,6 +77,7 @@ class RoomRegistry:
         self.holders: dict[str, set[str]] = {}
         self.held: dict[str, set[str]] = {}
         self.idle_seconds = idle_seconds
+        self.slow_seconds = slow_seconds
         self.unused_seconds = idle_seconds if unused_seconds is None else min(
             unused_seconds, idle_seconds)
         self.clock = setup.clock
@@ -201,12 +208,14 @@ class RoomRegistry:
             self.hold(room.room_id, address)
         return claimed
 
-    async def discard(self, room: Room) -> None:
+    async def discard(self, room: Room,
+                      reason: str = "This table was not needed after all.") -> None:
         """A table made and not wanted after all (a quick game that found a partner while
-        it was made): closed and forgotten at once."""
+        it was made), or closed by its player: closed and forgotten at once, its sockets
+        told `reason`."""
         if self.rooms.get(room.room_id) is room:
             self._remove(room.room_id)
-        await room.close(CLOSE_ROOM_EXPIRED, "This table was not needed after all.")
+        await room.close(CLOSE_ROOM_EXPIRED, reason)
         await self._forget(room, False)
 
     def lobby_news(self, room_id: str, listing: Listing | None) -> None:
@@ -228,6 +237,14 @@ class RoomRegistry:
         self.held.setdefault(address, set()).add(room_id)
         self.holders.setdefault(room_id, set()).add(address)
 
+    def release(self, room_id: str, address: str) -> None:
+        """`address` left this room: it no longer counts against its share."""
+        if address in self.holders.get(room_id, ()):
+            self.holders[room_id].discard(address)
+            self.held[address].discard(room_id)
+            if not self.held[address]:
+                del self.held[address]
+
     def _remove(self, room_id: str) -> Room | None:
         """The room leaves this process's memory (and its holders' shares)."""
         for address in self.holders.pop(room_id, ()):
@@ -247,7 +264,11 @@ class RoomRegistry:
                  if not r.used or now - r.last_move >= self.give_way_seconds]
         if not quiet:
             raise RoomsFullError(f"All {self.max_rooms} tables are in use.")
-        room = min(quiet, key=lambda r: (r.used, r.last_move))
+        # A slow table kept in memory alone would be lost: it goes last.
+        room = min(quiet, key=lambda r: (r.slow and self.store is None, r.used, r.last_move))
+        if room.slow and self.store is not None:
+            await self._rest(room)  # kept in the store: it comes back when opened
+            return
         self._remove(room.room_id)
         let_go = room.closed
         why = ("This table was never played at, and made way for another." if not room.used
@@ -259,7 +280,9 @@ class RoomRegistry:
 
     def _expired(self, room: Room, now: float) -> bool:
         # A socket held open is not use (issue 25): only moves keep a room, and a room
-        # nobody has played at goes soon, whoever waits in it.
+        # nobody has played at goes soon, whoever waits in it; a slow table, after days.
+        if room.slow:
+            return now - room.last_move >= self.slow_seconds
         # A table waiting in the lobby's list is waiting for someone: the lobby takes it
         # out after its own time, and then the table is unused from then.
         waiting = room.listing == "listed" and room.waiting_for_stranger()
@@ -272,10 +295,18 @@ class RoomRegistry:
         no step holds every table (issue 29)."""
         now = self.clock()
         idle: list[Room] = []
+        resting: list[Room] = []
         rooms = list(self.rooms.values())
         for start in range(0, len(rooms), batch):
-            idle += [r for r in rooms[start:start + batch] if r.closed or self._expired(r, now)]
+            for room in rooms[start:start + batch]:
+                if room.closed or self._expired(room, now):
+                    idle.append(room)
+                elif self._resting(room, now):
+                    resting.append(room)
             await asyncio.sleep(0)
+        for room in resting:
+            if self.rooms.get(room.room_id) is room and not room.lock.locked():
+                await self._rest(room)
         expired = 0
         for room in idle:
             if self.rooms.get(room.room_id) is not room:
@@ -289,8 +320,9 @@ class RoomRegistry:
             await self._forget(room, False)
         if self.store is not None and self.rooms:
             # The store's copies live while their rooms do: a room kept in memory with no
-            # change for a while (people reading, thinking) must not expire there.
-            ids = list(self.rooms)
+            # change for a while (people reading, thinking) must not expire there. A slow
+            # table's lives its days from its last move, renewed by nothing else.
+            ids = [room_id for room_id, room in self.rooms.items() if not room.slow]
             for start in range(0, len(ids), batch):
                 try:
                     await self.store.keep_alive(ids[start:start + batch])
@@ -298,6 +330,22 @@ class RoomRegistry:
                     log.error("store failed to keep rooms alive: %s", exc)
                     break
         return expired
+
+    def _resting(self, room: Room, now: float) -> bool:
+        """A slow table kept in a store that nobody has had open for `idle_seconds`: it
+        leaves memory (`_rest`)."""
+        return (self.store is not None and room.slow and not room.connections()
+                and now - room.last_activity >= self.idle_seconds)
+
+    async def _rest(self, room: Room) -> None:
+        """A slow table leaves this process's memory, kept in the store as it is (every
+        change is there already): loaded again on first use (`find`). Its sockets, if
+        any, reconnect and bring it back."""
+        self._remove(room.room_id)
+        await room.close(CLOSE_GOING_AWAY, "This table was put away; reconnect.")
+        if self.lobby is not None:
+            self.lobby.room_left(room.room_id, closed=False)
+        log.info("room rests in the store room=%s rooms=%d", room.room_id, len(self.rooms))
 
     async def _forget(self, room: Room, let_go: bool) -> None:
         """A room closed for good: nothing is kept in the store either (only if this

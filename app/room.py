@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import deque
 from dataclasses import replace
 from typing import Any, Literal
@@ -187,6 +188,8 @@ class Room:
                             stored.actions)
         # Played at (a move stored, or a match after the first).
         self.used = bool(stored.actions) or stored.match > 1
+        if stored.moved_at:  # its last move, on this room's clock (as long ago as it was)
+            self.last_move -= max(0.0, time.time() - stored.moved_at)
         self.seating.tell(self.snapshot(self.journal.receipt(self.version)))
 
     # --- what the seats and sockets are told ----------------------------------------------
@@ -209,6 +212,13 @@ class Room:
     def seats(self) -> tuple[Seat, Seat]:
         return self.seating.seats
 
+    @property
+    def slow(self) -> bool:
+        """Kept for days without a move: a slow table ("Take your time") whose partie was
+        not abandoned (app/registry.py)."""
+        result = self.state.result
+        return self.options.slow and (result is None or result.abandoned is None)
+
     def snapshot(self, receipt: str) -> Snapshot:
         """The room as every socket is to be told it now (app/seat_view.py), with the
         receipt of its version; who is here, the seating stamps on it."""
@@ -219,7 +229,7 @@ class Room:
             version=self.version, match=self.match, working=self.working, receipt=receipt,
             practice=self.practice, hints=self.hints, can_new_match=self.can_new_match(),
             rematch=tuple(sorted(self.rematch)), waiting_for_store=self.journal.waiting,
-            notice=self.notice, seating=self.options.seating,
+            notice=self.notice, seating=self.options.seating, pace=self.options.pace,
             listing=self.listing if self.waiting_for_stranger() else None)
 
     def connections(self) -> list[Connection]:
@@ -531,6 +541,22 @@ class Room:
         self.used = True
         log.info("partie abandoned room=%s seat=%d", self.room_id, seat)
         return "applied"
+
+    async def leave(self, seat: int) -> bool:
+        """`seat`'s player leaves a friend's (or a stranger's) table for good, from the
+        lobby's "My tables": a partie under way with both seats taken ends here, abandoned
+        by them, and every socket is told (`end_abandoned`, under the lock). True if it
+        ended so; False if there was none to end. StoreError: nothing changed."""
+        async with self.lock:
+            if (self.closed or self.opponent != "friend" or self.has_free_seat()
+                    or self.state.step is engine.Step.PARTIE_OVER):
+                return False
+            try:
+                await self.end_abandoned(seat)
+            except (VersionConflict, StoreUnknown):
+                self._let_go_soon(MOVED)  # another process has the room: try again there
+                raise
+        return True
 
     async def _fresh_partie(
         self,

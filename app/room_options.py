@@ -13,11 +13,12 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import engine
-from app.protocol import Level, Opponent, Seating
+from app.protocol import Level, Opponent, Pace, Seating
 from engine.computer import LEVELS
 
 OPPONENTS: tuple[Opponent, ...] = ("computer", "friend")
 SEATINGS: tuple[Seating, ...] = ("link", "open")
+PACES: tuple[Pace, ...] = ("now", "slow")
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +32,9 @@ class RoomOptions:
                its players are strangers to each other
     watching   anyone may watch: the table is listed in the lobby while it is played
                (an open table always is; a link table when its maker says so)
-    names      each seat's display name (app/names.py); "" for a seat nobody has taken"""
+    names      each seat's display name (app/names.py); "" for a seat nobody has taken
+    pace       "now", a partie in one sitting, or "slow", "Take your time": a move whenever
+               you like, the table kept for `slow_room_days` without one (app/registry.py)"""
 
     opponent: Opponent = "computer"
     level: Level | None = "basic"
@@ -40,6 +43,7 @@ class RoomOptions:
     seating: Seating = "link"
     watching: bool = False
     names: tuple[str, str] = ("", "")
+    pace: Pace = "now"
 
     def __post_init__(self) -> None:
         if self.opponent not in OPPONENTS:
@@ -47,6 +51,8 @@ class RoomOptions:
         if self.seating not in SEATINGS:
             raise ValueError(f"the free seat is for people with the link or for anyone, "
                              f"not {self.seating!r}")
+        if self.pace not in PACES:
+            raise ValueError(f"a table is played now or at your own pace, not {self.pace!r}")
         if len(self.names) != 2 or not all(isinstance(n, str) for n in self.names):
             raise ValueError(f"a table has two seats' names, not {self.names!r}")
         object.__setattr__(self, "names", tuple(self.names))
@@ -70,13 +76,19 @@ class RoomOptions:
         return replace(self, names=(names[0], names[1]))
 
     @property
+    def slow(self) -> bool:
+        """A table played at its players' own pace ("Take your time")."""
+        return self.pace == "slow"
+
+    @property
     def public(self) -> bool:
         """Listed in the lobby while it is played: anyone may watch."""
         return self.opponent == "friend" and (self.seating == "open" or self.watching)
 
     def to_json(self) -> dict[str, Any]:
         """As the store keeps them: the opponent, the level at a computer table, practice
-        when set, and the rules when they are not Rubicon Piquet's own."""
+        when set, the rules when they are not Rubicon Piquet's own, and the pace when
+        slow."""
         out: dict[str, Any] = {"opponent": self.opponent}
         if self.level is not None:
             out["level"] = self.level
@@ -90,6 +102,8 @@ class RoomOptions:
             out["watching"] = True
         if any(self.names):
             out["names"] = list(self.names)
+        if self.pace != "now":
+            out["pace"] = self.pace
         return out
 
     @classmethod
@@ -104,7 +118,8 @@ class RoomOptions:
                    practice=bool(obj.get("practice", False)),
                    rules=engine.RUBICON if rules is None else engine.Rules.from_json(rules),
                    seating=obj.get("seating", "link"), watching=bool(obj.get("watching")),
-                   names=(str(names[0]), str(names[1])) if len(names) == 2 else ("", ""))
+                   names=(str(names[0]), str(names[1])) if len(names) == 2 else ("", ""),
+                   pace=obj.get("pace", "now"))
 
 
 def rules_from_form(fields: Mapping[str, str]) -> engine.Rules:

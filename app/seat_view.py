@@ -29,9 +29,11 @@ from app.protocol import (
     Level,
     Listing,
     Opponent,
+    Pace,
     PresenceMessage,
     Seating,
 )
+from app.room_options import RoomOptions
 
 log = logging.getLogger("piquet.rooms")
 
@@ -92,6 +94,7 @@ class Snapshot:
     waiting_for_store: bool
     notice: str | None
     seating: Seating = "link"
+    pace: Pace = "now"
     listing: Listing | None = None  # an open table's place in the lobby (its maker's page)
     seats: tuple[SeatPresence, SeatPresence] = (NOBODY, NOBODY)  # (app/seating.py's)
     watchers: int = 0
@@ -180,6 +183,7 @@ def state_text(table: Snapshot, viewer: int, cursor: LogCursor) -> tuple[str, Lo
             "notice": table.notice,
             "seating": table.seating,
             "listing": table.listing,
+            "pace": table.pace,
             "receipt": table.receipt,
         },
     }
@@ -197,6 +201,52 @@ def _ceiling(table: Snapshot, seat: int, view: dict[str, Any], size: int) -> int
                     table.room_id, seat, view["step"], size, ceiling)
         ceiling = -(-size // 1024) * 1024
     return ceiling
+
+
+def sheet_scores(state: engine.State) -> tuple[int, int]:
+    """Each seat's score as the lists show it: the deals finished (under Piquet au cent,
+    those of the game under way)."""
+    rows = state.sheet[state.game_start:] if state.rules.game == "au_cent" else state.sheet
+    return sum(r[0] for r in rows), sum(r[1] for r in rows)
+
+
+def my_table(room_id: str, seat: int, options: RoomOptions, state: engine.State, *,
+             waiting: bool, since: float) -> dict[str, Any]:
+    """`seat`'s line in the lobby's "My tables" (docs/protocol.md): whom it plays, the
+    scores, whether the partie waits for its move, how long since the last move (`since`,
+    seconds). Public, but for the move, which is this seat's own: nothing of a hand.
+    `waiting`: a friend's table whose other seat nobody has taken yet."""
+    other = 1 - seat
+    mine, theirs = sheet_scores(state)
+    if seat:
+        mine, theirs = theirs, mine
+    result = state.result
+    over = state.step is engine.Step.PARTIE_OVER
+    your_move = not waiting and not over and any(
+        entry["type"] != "see" for entry in engine.legal_json(state, seat))
+    return {
+        "room_id": room_id,
+        "url": f"/r/{room_id}",
+        "seat": seat,
+        "opponent": options.opponent,
+        "opponent_name": "Computer" if options.opponent == "computer" else options.names[other],
+        "level": options.level,
+        "pace": options.pace,
+        "seating": options.seating,
+        "practice": options.practice,
+        "rules": options.rules.to_json(),
+        "waiting": waiting,
+        "deal": state.deal_number,
+        "deals": state.deals_in_partie,
+        "scores": [mine, theirs],
+        "your_move": your_move,
+        "over": over,
+        "won": None if result is None or result.winner is None else result.winner == seat,
+        "result": None if result is None else result.text,
+        "abandoned_by": None if result is None or result.abandoned is None else (
+            "you" if result.abandoned == seat else "opponent"),
+        "since": int(max(0.0, since)),
+    }
 
 
 def error_text(code: ErrorCode, message: str, version: int) -> str:

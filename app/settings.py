@@ -59,6 +59,10 @@ class Settings(BaseSettings):
     # A room nobody has used (no action by a person, no friend in the other seat) expires
     # after this, and gives way first when max_rooms are open (issue 15).
     room_unused_seconds: Period = 600
+    # A table played at its own pace ("Take your time") is kept this many days without a
+    # move (in the store; with a store, it leaves memory when nobody has had it open for
+    # `room_idle_seconds`, and is loaded again on first use).
+    slow_room_days: Period = 30
     sweep_interval: Period = 60
     # New rooms per client address (the forwarded one, from a proxy in
     # FORWARDED_ALLOW_IPS): `rooms_per_minute` on average, `rooms_burst` at once.
@@ -144,6 +148,11 @@ class Settings(BaseSettings):
     templates_dir: Path = ROOT / "templates"
     static_dir: Path = ROOT / "static"
     log_level: str = "info"
+
+    @property
+    def slow_room_seconds(self) -> float:
+        """How long a slow table ("Take your time") is kept without a move."""
+        return self.slow_room_days * 24 * 3600
 
     @field_validator("allowed_origins", mode="before")
     @classmethod

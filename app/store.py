@@ -11,8 +11,15 @@ each deal's pack as it was dealt (with the action that dealt it: no deal is kept
 it is dealt), the list of (seat, action) applied since the match began (the engine
 replays them exactly), the version, the match number, each seat's token as a SHA-256
 digest (never the token itself), the room's options (the opponent, the computer's
-level), which seats pressed "Play again", and the room's secret (it signs the receipts
-a seat is given for the versions it was shown).
+level, the pace), which seats pressed "Play again", the room's secret (it signs the
+receipts a seat is given for the versions it was shown), and when it was last written
+(wall-clock seconds: how long ago its last move was, after a restart).
+
+How long a store keeps a room it is no longer told about: `keep_seconds` of its options.
+A room played now lives `room_idle_seconds` (plus two sweeps) after its last write or
+renewal, while its process renews it at every sweep; a slow one ("Take your time")
+`slow_room_days` after its last write, with no renewal: it rests in the store between
+moves, out of every process's memory.
 
 The contract (`RoomStore`): a write (`Change`) names the version it makes, and is
 refused (VersionConflict) unless the stored version is one less: two processes never
@@ -32,6 +39,7 @@ import logging
 import os
 import secrets
 import socket
+import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple, Protocol
@@ -129,6 +137,7 @@ class Change:
     claim: tuple[int, str] | None = None
     free: int | None = None
     id: str = field(default_factory=new_write_id)
+    at: float = field(default_factory=time.time)  # when it was made (wall-clock seconds)
 
 
 @dataclass(slots=True)
@@ -147,6 +156,13 @@ class StoredRoom:
     rematch: list[int] = field(default_factory=list)  # seats that pressed "Play again"
     first_pack: Pack | None = None  # the first deal's pack, when the match began dealt
     secret: str = ""  # the room's receipt key (hex); "" before schema 4
+    moved_at: float = 0.0  # when last written (wall-clock seconds); 0: not known
+
+
+def keep_seconds(options: dict[str, Any], ttl: float, slow_ttl: float) -> float:
+    """How long a store keeps a room of these options after its last write: `slow_ttl`
+    for a slow table, else `ttl` (app/store.py's docstring)."""
+    return slow_ttl if options.get("pace") == "slow" else ttl
 
 
 HandOver = Callable[[str], Awaitable[None]]
@@ -229,6 +245,7 @@ class MemoryStore(WritesByKind):
         if room.room_id in self.rooms:
             raise VersionConflict(f"room {room.room_id} exists", self.rooms[room.room_id].version)
         self.rooms[room.room_id] = _copy(room)
+        self.rooms[room.room_id].moved_at = room.moved_at or time.time()
 
     async def save(self, room_id: str, change: Change, *,
                    waiting: Waiting | None = None) -> None:
@@ -293,9 +310,11 @@ def _apply(stored: StoredRoom, change: Change) -> None:
     else:
         stored.rematch = list(change.rematch)
     stored.version = change.version
+    stored.moved_at = change.at
 
 
 def _copy(room: StoredRoom) -> StoredRoom:
     return StoredRoom(room.room_id, dict(room.options), room.seed, room.match, room.version,
                       list(room.seat_hashes), list(room.actions), room.owner,
-                      room.first_dealer, list(room.rematch), room.first_pack, room.secret)
+                      room.first_dealer, list(room.rematch), room.first_pack, room.secret,
+                      room.moved_at)

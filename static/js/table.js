@@ -14,6 +14,10 @@ const toast = document.getElementById("toast");
 const baseTitle = document.title;
 // A friend's table alone: the maker's copy button, the friend's first visit.
 const invite = () => import("./invite.js");
+// My move while the tab is away: its title and icon, a notification if allowed (yourmove.js).
+let away = null;
+const yourMove = () => (away ||= import("./yourmove.js").then((m) => m.start(ui, baseTitle), () => (away = null)));
+document.addEventListener("visibilitychange", () => document.hidden && yourMove());
 // Strangers' tables (and a partie abandoned) alone.
 const strangers = (m) => (m.room.seating === "open" || m.view.result?.abandoned != null) && import("./strangers.js").then((s) => s.decorate(root, m, socket));
 
@@ -58,7 +62,9 @@ function draw() {
   syncRoving();
   strangers(msg);
   root.dataset.busy = ui.busy;
-  document.title = c.myTurn ? `Your turn · ${baseTitle}` : baseTitle;
+  document.title = ui.title = c.myTurn ? `Your turn · ${baseTitle}` : baseTitle;
+  ui.myTurn = c.myTurn;
+  away?.then((m) => m?.update());
   // Last: tests wait on this attribute, so the DOM is complete when it changes.
   root.dataset.version = ui.lastState.version;
 }
@@ -270,6 +276,7 @@ root.addEventListener("click", (event) => {
   const attr = (name) => target.getAttribute(name);
   const has = (name) => attr(name) !== null;
   if (target.id === "copy-link") return invite().then((m) => m.copyLink());
+  if (has("data-notify")) return yourMove().then((m) => m?.ask(target));
   if (target.id === "computer-seat") {
     const level = document.getElementById("computer-level");
     if (ui.lastState && socket.computerSeat(ui.lastState.version, level ? level.value : "basic")) setBusy(true);

@@ -35,7 +35,7 @@ import engine
 from app.redis_scripts import actions_key, room_key
 from app.redis_store import RedisStore
 from app.registry import RoomRegistry
-from app.store import MemoryStore, RoomStore, StoredRoom, VersionConflict, hash_token
+from app.store import Change, MemoryStore, RoomStore, StoredRoom, VersionConflict, hash_token
 from tests.cluster import Redis
 from tests.stacked import AU_CENT, GAME_IN_ONE_PACK
 
@@ -755,3 +755,87 @@ def test_a_new_match_at_a_computer_table_keeps_its_rules(templates_dir: Path) ->
             pass
         assert sock.view["rules"] == rules.to_json()
         assert room_of(client, made.json()["room_id"]).state.rules == rules
+
+
+# --- a table at its own pace (issue 36) ------------------------------------------------------
+
+
+def test_a_store_keeps_when_a_room_was_last_written(store: RoomStore) -> None:
+    """So a room loaded after a restart knows how long ago its last move was."""
+    async def scenario() -> None:
+        made = time.time()
+        await store.create(a_room())
+        loaded = await store.load("room-a")
+        assert loaded is not None and loaded.moved_at >= made - 1
+        await store.save("room-a", Change(2, "action", entry=(0, {"type": "x"}, None),
+                                          at=made - 7200.5))
+        loaded = await store.load("room-a")
+        assert loaded is not None and loaded.moved_at == made - 7200.5
+        await store.close()
+
+    run(scenario())
+
+
+def test_a_slow_table_keeps_its_pace_through_restarts(restartable: Any) -> None:
+    """"Take your time": the pace is one of the room's options, so the store keeps it,
+    and the next process serves a slow table, whose seats find it in "My tables"."""
+    gen_a = restartable()
+    a = next(gen_a)
+    made = a.post("/api/rooms", json={"opponent": "friend", "pace": "slow"}).json()
+    room_id, tokens = made["room_id"], [made["token"]]
+    tokens.append(join(a, room_id)["token"])
+    seats = [SeatSocket(a, room_id, t) for t in tokens]
+    for s in seats:
+        assert s.connect()["room"]["pace"] == "slow"
+    play_first(seats, lambda v: v["phase"] == "exchange")
+    before = [s.view for s in seats]
+    gen_a.close()
+    with contextlib.closing(restartable()) as gen_b:
+        b = next(gen_b)
+        lines = [b.get(f"/api/rooms/{room_id}/mine",
+                       headers={"cookie": f"piquet_seat_{room_id}={t}"}).json() for t in tokens]
+        assert room_of(b, room_id).options.pace == "slow"
+        assert [line["pace"] for line in lines] == ["slow", "slow"]
+        assert [line["your_move"] for line in lines] == [
+            any(e["type"] != "see" for e in v["legal"]) for v in before]
+        after = [SeatSocket(b, room_id, t).connect() for t in tokens]
+        assert [s["room"]["pace"] for s in after] == ["slow", "slow"]
+        assert [s["view"]["hand"] for s in after] == [v["hand"] for v in before]
+
+
+def test_redis_keeps_a_slow_table_for_its_days_from_its_last_move(
+    templates_dir: Path, redis_server: Redis
+) -> None:
+    """A slow table's keys live its days after each write, not the idle time, and are not
+    renewed by the sweeps; nobody having it open, it leaves the process's memory, kept in
+    Redis, and the next visit finds it."""
+    redis_server.client().flushall()
+    clock = FakeClock()
+    gen = make_client(templates_dir, redis_url=redis_server.url, policy=first_legal,
+                      clock=clock, room_idle_seconds=600, sweep_interval=30, slow_room_days=30)
+    client = next(gen)
+    r = redis_server.client()
+    days = 30 * 24 * 3600_000
+    try:
+        rooms: RoomRegistry = client.app.state.rooms  # type: ignore[attr-defined]
+        slow = client.post("/api/rooms", json={"opponent": "computer", "pace": "slow"}).json()
+        quick = new_room(client, "computer")
+        keys = [room_key(slow["room_id"]), actions_key(slow["room_id"])]
+        sock = SeatSocket(client, slow["room_id"], slow["token"])
+        sock.connect()
+        play_computer_partie(sock, random.Random(1), until=lambda v: v["deal_number"] == 1)
+        assert all(days < r.pttl(key) <= days + 60_000 for key in keys)
+        assert 0 < r.pttl(room_key(quick["room_id"])) <= 660_000
+        r.pexpire(keys[0], days - 3600_000)  # an hour gone by
+        client.portal.call(rooms.sweep)  # type: ignore[union-attr]
+        assert r.pttl(keys[0]) <= days - 3600_000  # not renewed by a sweep
+        sock.close()
+        clock.advance(601)
+        client.portal.call(rooms.sweep)  # type: ignore[union-attr]
+        assert rooms.get(quick["room_id"]) is None and r.exists(room_key(quick["room_id"])) == 0
+        assert rooms.get(slow["room_id"]) is None  # resting, in Redis alone
+        assert r.exists(*keys) == 2
+        back = SeatSocket(client, slow["room_id"], slow["token"])
+        assert back.connect()["view"]["hand"] == sock.view["hand"]
+    finally:
+        gen.close()

@@ -334,6 +334,22 @@ def start_table(seat: Seat, opponent: str = "computer") -> None:
     seat.wait_ready()
 
 
+def named(seat: Seat, name: str) -> Page:
+    """The lobby, with this browser's name kept."""
+    page = seat.page
+    page.goto("/")
+    page.fill("#name-field", name)
+    page.click("[data-save-name]")
+    page.wait_for_selector(f"[data-my-name]:text-is('{name}')")
+    wait_live(page)
+    return page
+
+
+def wait_live(page: Page) -> None:
+    """The lobby's socket has sent its lists."""
+    page.wait_for_function("() => +document.body.dataset.lobbyVersion > 0")
+
+
 def hand_moves(positions: dict[int, dict[str, Any]]) -> str:
     """`Seat.hand_positions` in words, for a failure message."""
     return "; ".join(

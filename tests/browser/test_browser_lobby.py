@@ -8,21 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from browserkit import ROOT_JS, Seat, play_together
+from browserkit import ROOT_JS, named, play_together
 from playwright.sync_api import Page
 
 LOBBY_ENV = {"PIQUET_OPEN_TABLES_PER_ADDRESS": "100"}  # every browser here is 127.0.0.1
-
-
-def named(seat: Seat, name: str) -> Page:
-    """The lobby, with this browser's name kept."""
-    page = seat.page
-    page.goto("/")
-    page.fill("#name-field", name)
-    page.click("[data-save-name]")
-    page.wait_for_selector(f"[data-my-name]:text-is('{name}')")
-    wait_live(page)
-    return page
 
 
 def open_table(page: Page) -> str:
@@ -31,11 +20,6 @@ def open_table(page: Page) -> str:
     page.click("button[data-opponent=friend]")
     page.wait_for_url("**/r/**")
     return room_of(page)
-
-
-def wait_live(page: Page) -> None:
-    """The lobby's socket has sent its lists."""
-    page.wait_for_function("() => +document.body.dataset.lobbyVersion > 0")
 
 
 def room_of(page: Page) -> str:

@@ -253,6 +253,7 @@ def test_the_table_page_weighs_under_100_kb(open_seat) -> None:
     on_demand = {"/static/js/coach.js", "/static/css/coach.css"}
     results = {"/static/js/results.js", "/static/css/results.css"}
     assert not (on_demand | results) & set(sizes), sizes
+    assert "/static/js/yourmove.js" not in sizes  # (the tab never went to the background)
 
     seat.play_until(lambda a: a.get("selecting") == "true")  # an exchange: a hint is offered
     assert not on_demand & set(sizes), sizes
