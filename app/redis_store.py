@@ -35,7 +35,6 @@ from app.redis_scripts import SCRIPTS, actions_key, room_key
 from app.store import (
     Change,
     HandOver,
-    RoomStore,
     SeatTaken,
     StoredRoom,
     StoreUnavailable,
@@ -434,13 +433,3 @@ def _upgrade(room_id: str, fields: dict[str, str], actions: list[bytes]) -> Stor
         first_pack=first_pack,
         secret=fields.get("secret", ""),
     )
-
-
-def make_store(url: str | None, *, ttl_seconds: float, cluster: bool = False,
-               replicas: int = 0, patience: float = 10.0,
-               timeout: float = 5.0) -> RoomStore | None:
-    """The store the settings ask for: None (rooms in memory only), Redis, or a cluster."""
-    if not url:
-        return None
-    return RedisStore(url, ttl_seconds=ttl_seconds, cluster=cluster, replicas=replicas,
-                      patience=patience, timeout=timeout)

@@ -308,7 +308,8 @@ def main() -> None:
     app_port, echo_port = free_port(), free_port()
     env = {"PIQUET_PORT": str(app_port), "PIQUET_COMPUTER_DELAY": "0",
            "PIQUET_RATE_LIMIT_PER_SECOND": "1000000", "PIQUET_RATE_LIMIT_BURST": "1000000",
-           "PIQUET_ROOMS_BURST": "100000", "PIQUET_LOG_LEVEL": "warning"}
+           "PIQUET_ROOMS_BURST": "100000", "PIQUET_LOG_LEVEL": "warning",
+           "PIQUET_STORE": "memory"}
     cpus = placement(not args.no_pin)
     where, server_cpu = "left to the scheduler", None
     if cpus is not None:
@@ -334,7 +335,7 @@ def main() -> None:
                 os.sched_setaffinity(redis.proc.pid, server_cpu)
             store_port = free_port()
             servers.append(start([sys.executable, "-m", "app"],
-                                 {**env, "PIQUET_PORT": str(store_port),
+                                 {**env, "PIQUET_PORT": str(store_port), "PIQUET_STORE": "redis",
                                   "PIQUET_REDIS_URL": redis.url}, store_port, server_cpu))
             pids.update(store=servers[-1].pid, redis=redis.proc.pid)
         compression = None if args.no_deflate else "deflate"
