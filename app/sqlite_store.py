@@ -228,7 +228,7 @@ def room_ids(conn: sqlite3.Connection) -> list[str]:
 class Job:
     """One read or write, from the event loop to a thread and back."""
 
-    __slots__ = ("error", "future", "result", "run", "state")
+    __slots__ = ("error", "future", "result", "run", "state", "timer")
 
     QUEUED, TAKEN, ABANDONED = 0, 1, 2
 
@@ -238,6 +238,7 @@ class Job:
         self.result: Any = None
         self.error: BaseException | None = None
         self.state = Job.QUEUED
+        self.timer: asyncio.TimerHandle | None = None  # the store's patience
 
 
 class Worker:
@@ -431,20 +432,28 @@ class SQLiteStore(WritesByKind):
 
     async def _ask(self, worker: Worker, run: Run, *, write: bool,
                    waiting: Waiting | None = None) -> Any:
-        """`run` in `worker`'s thread, within the store's patience."""
+        """`run` in `worker`'s thread, within the store's patience: after WAITING_AFTER
+        `waiting()` is called (the table says it waits for its store), and after
+        `patience` the caller is answered without it (`_give_up`)."""
         if self.closed:
             raise StoreUnavailable(f"{self.path}: the store is closed")
         loop = asyncio.get_running_loop()
         job = Job(loop.create_future(), run)
         worker.submit(job)
-        note = loop.call_later(WAITING_AFTER, waiting) if waiting is not None else None
-        give_up = loop.call_later(self.patience, self._give_up, worker, job, write)
+        job.timer = loop.call_later(min(WAITING_AFTER, self.patience), self._slow, worker,
+                                    job, write, waiting)
         try:
             return await job.future
         finally:
-            give_up.cancel()
-            if note is not None:
-                note.cancel()
+            job.timer.cancel()
+
+    def _slow(self, worker: Worker, job: Job, write: bool, waiting: Waiting | None) -> None:
+        if job.future.done():
+            return
+        if waiting is not None:
+            waiting()
+        job.timer = asyncio.get_running_loop().call_later(
+            max(0.0, self.patience - WAITING_AFTER), self._give_up, worker, job, write)
 
     def _give_up(self, worker: Worker, job: Job, write: bool) -> None:
         if job.future.done():
@@ -604,13 +613,15 @@ class SQLiteStore(WritesByKind):
         return []
 
     def figures(self) -> dict[str, Any]:
-        """For /healthz?detail=1: the file, its size with its log, commits and writes."""
-        size = 0
+        """For /healthz?detail=1: the file, its size and its log's, commits and writes."""
+        sizes = []
         for suffix in ("", "-wal"):
-            with contextlib.suppress(OSError):
-                size += self.path.with_name(self.path.name + suffix).stat().st_size
-        return {"file": str(self.path), "bytes": size, "commits": self.commits,
-                "writes": self.writes}
+            try:
+                sizes.append(self.path.with_name(self.path.name + suffix).stat().st_size)
+            except OSError:
+                sizes.append(0)
+        return {"file": str(self.path), "bytes": sizes[0], "log_bytes": sizes[1],
+                "commits": self.commits, "writes": self.writes}
 
     async def close(self) -> None:
         if self.closed:

@@ -30,7 +30,13 @@ from app.registry import RoomRegistry
 from app.room import CANNOT_SAVE
 from app.settings import ROOT, Settings
 from app.sqlite_store import SCHEMA, SQLiteStore
-from app.store import StoredRoom, hash_token
+from app.store import (
+    StoredRoom,
+    StoreUnavailable,
+    StoreUnknown,
+    change_for_action,
+    hash_token,
+)
 
 Json = dict[str, Any]
 
@@ -113,6 +119,39 @@ def test_writes_waiting_together_are_committed_together(tmp_path: Path) -> None:
         assert store.commits < 40, store.commits
         loaded = await store.load("r199")
         assert loaded is not None and loaded.version == 2 and loaded.seed == 2**64 - 1
+        await store.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_disk_that_does_not_answer_is_waited_for_within_the_store_s_patience(
+    tmp_path: Path,
+) -> None:
+    """The file is held (another connection's exclusive transaction: as a disk that
+    stalls): a write taken by the writer is told, once the patience has run out, that
+    whether it was kept is unknown, after the table was told it waits; one still queued
+    is told it was not made, and never is. Once the file is free, the first lands."""
+    path = tmp_path / "piquet.db"
+
+    async def scenario() -> None:
+        store = SQLiteStore(path, ttl_seconds=600, patience=1.5)
+        await store.create(a_room("room-a"))
+        holder = sqlite3.connect(path, isolation_level=None)
+        holder.execute("BEGIN EXCLUSIVE")
+        told: list[str] = []
+        first = asyncio.ensure_future(store.append("room-a", 2, 0, {"type": "pass"}))
+        await asyncio.sleep(0.2)  # (taken by the writer, which waits for the file)
+        second = store.save("room-a", change_for_action(3, 1, {"type": "pass"}),
+                            waiting=lambda: told.append("waiting"))
+        results = await asyncio.gather(first, second, return_exceptions=True)
+        assert isinstance(results[0], StoreUnknown), results
+        assert type(results[1]) is StoreUnavailable, results
+        assert told == ["waiting"]
+        holder.execute("ROLLBACK")
+        holder.close()
+        await asyncio.sleep(0.5)
+        loaded = await store.load("room-a")
+        assert loaded is not None and loaded.version == 2  # the first, and only it
         await store.close()
 
     asyncio.run(scenario())
