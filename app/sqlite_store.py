@@ -112,6 +112,7 @@ _ROOM_COLUMNS = ("key, options, seed, match, version, seat0, seat1, first_dealer
                  "first_pack, rematch, secret")
 
 Run = Callable[[sqlite3.Connection, float], Any]
+Append = tuple[str, int, str]  # an action's write: room id, the version it makes, its entry
 
 
 # --- opening: the lock, the checks, the schema ---------------------------------------------
@@ -205,14 +206,16 @@ def read_room(conn: sqlite3.Connection, room_id: str, now: float) -> StoredRoom 
     if row is None:
         return None
     key, options, seed, match, version, seat0, seat1, first_dealer, pack, rematch, secret = row
-    entries = conn.execute("SELECT entry FROM actions WHERE room = ? ORDER BY version",
-                           (key,)).fetchall()
+    # The entries in one row (one statement step, not one a row: see `append_all`).
+    made = conn.execute("SELECT json_group_array(json_array(version, entry)) FROM actions "
+                        "WHERE room = ?", (key,)).fetchone()[0]
+    entries = [entry for _, entry in sorted(json.loads(made))]
     first_pack = tuple(pack.split()) if pack else None
     if first_pack is not None and len(first_pack) != 32:
         raise ValueError(f"a first pack of {len(first_pack)} cards")
     return StoredRoom(room_id=room_id, options=json.loads(options), seed=int(seed),
                       match=match, version=version, seat_hashes=[seat0, seat1],
-                      actions=[decode_entry(e) for (e,) in entries],
+                      actions=[decode_entry(e) for e in entries],
                       first_dealer=first_dealer,
                       rematch=[int(s) for s in json.loads(rematch)],
                       first_pack=first_pack, secret=secret)
@@ -228,13 +231,17 @@ def room_ids(conn: sqlite3.Connection) -> list[str]:
 class Job:
     """One read or write, from the event loop to a thread and back."""
 
-    __slots__ = ("error", "future", "result", "run", "state", "timer")
+    __slots__ = ("append", "error", "future", "result", "run", "state", "timer")
 
     QUEUED, TAKEN, ABANDONED = 0, 1, 2
 
-    def __init__(self, future: asyncio.Future[Any], run: Run) -> None:
+    def __init__(self, future: asyncio.Future[Any], run: Run | None,
+                 append: Append | None = None) -> None:
         self.future = future
         self.run = run
+        # A seat's action (most writes): made with every other of its batch in a few
+        # statements (`append_all`), not a few statements each.
+        self.append = append
         self.result: Any = None
         self.error: BaseException | None = None
         self.state = Job.QUEUED
@@ -292,6 +299,9 @@ class Worker:
                     self.do_batch(self.conn, batch)
                 except Exception as exc:  # a bug: the jobs fail, the thread goes on
                     log.exception("store: %s failed", self.thread.name)
+                    if self.conn.in_transaction:
+                        with contextlib.suppress(sqlite3.Error):
+                            self.conn.execute("ROLLBACK")
                     for job in batch:
                         job.error = StoreUnknown(f"the store failed: {exc!r}")
                 _answer(batch)
@@ -366,12 +376,19 @@ class SQLiteStore(WritesByKind):
 
     def _write_batch(self, conn: sqlite3.Connection, batch: list[Job]) -> None:
         """The writes as one transaction; if SQLite fails before the commit (not for a
-        full disk), each is tried alone, so only the one at fault fails."""
+        full disk), each is tried alone, so only the one at fault fails. (Few statements
+        a batch, not a few a write: each statement hands Python's GIL back and forth
+        with the event loop's thread, and a busy loop makes each hand-over wait.)"""
         committing = False
         try:
             conn.execute("BEGIN IMMEDIATE")
             now = self.clock()
+            appends = [job for job in batch if job.append is not None]
+            if appends:
+                append_all(conn, appends, now + self.ttl, now)
             for job in batch:
+                if job.run is None:
+                    continue
                 try:
                     job.result = job.run(conn, now)
                 except StoreError as exc:  # refused (a version, a seat): it wrote nothing
@@ -400,6 +417,7 @@ class SQLiteStore(WritesByKind):
             conn.execute("BEGIN")
             now = self.clock()
             for job in batch:
+                assert job.run is not None
                 try:
                     job.result = job.run(conn, now)
                 except (ValueError, KeyError, TypeError) as exc:
@@ -430,15 +448,15 @@ class SQLiteStore(WritesByKind):
 
     # --- the loop's side -----------------------------------------------------------------
 
-    async def _ask(self, worker: Worker, run: Run, *, write: bool,
-                   waiting: Waiting | None = None) -> Any:
+    async def _ask(self, worker: Worker, run: Run | None, *, write: bool,
+                   waiting: Waiting | None = None, append: Append | None = None) -> Any:
         """`run` in `worker`'s thread, within the store's patience: after WAITING_AFTER
         `waiting()` is called (the table says it waits for its store), and after
         `patience` the caller is answered without it (`_give_up`)."""
         if self.closed:
             raise StoreUnavailable(f"{self.path}: the store is closed")
         loop = asyncio.get_running_loop()
-        job = Job(loop.create_future(), run)
+        job = Job(loop.create_future(), run, append)
         worker.submit(job)
         job.timer = loop.call_later(min(WAITING_AFTER, self.patience), self._slow, worker,
                                     job, write, waiting)
@@ -468,8 +486,9 @@ class SQLiteStore(WritesByKind):
             f"{self.path}: no answer from the disk for {self.patience:.0f} s; whether "
             f"it holds the write is unknown"))
 
-    async def _write(self, run: Run, waiting: Waiting | None = None) -> Any:
-        return await self._ask(self.writer, run, write=True, waiting=waiting)
+    async def _write(self, run: Run | None, waiting: Waiting | None = None,
+                     append: Append | None = None) -> Any:
+        return await self._ask(self.writer, run, write=True, waiting=waiting, append=append)
 
     async def _read(self, run: Run) -> Any:
         return await self._ask(self.reader, run, write=False)
@@ -499,6 +518,12 @@ class SQLiteStore(WritesByKind):
 
     async def save(self, room_id: str, change: Change, *,
                    waiting: Waiting | None = None) -> None:
+        if change.kind == "action" and change.free is None:
+            assert change.entry is not None
+            await self._write(None, waiting, (room_id, change.version,
+                                              encode_entry(change.entry)))
+            self.versions[room_id] = change.version
+            return
         statements = _statements(change)
 
         def run(conn: sqlite3.Connection, now: float) -> None:
@@ -506,9 +531,7 @@ class SQLiteStore(WritesByKind):
                                "WHERE id = ? AND expires > ?", (room_id, now)).fetchone()
             stored: int | None = None if row is None else int(row[1])
             if row is None or stored is None or stored + 1 != change.version:
-                told = "gone" if stored is None else f"at version {stored}"
-                raise VersionConflict(f"room {room_id}: write of version {change.version} "
-                                      f"refused, the store has it {told}", stored)
+                raise refused(room_id, change.version, stored)
             if change.free is not None and row[2 + change.free] is not None:
                 raise SeatTaken(f"room {room_id}: seat {change.free} is taken")
             for sql, args in statements:
@@ -633,6 +656,43 @@ class SQLiteStore(WritesByKind):
         for thread in (self.writer.thread, self.reader.thread, self.checkpointer):
             await asyncio.to_thread(thread.join, self.patience)
         self.lock_file.close()
+
+
+def refused(room_id: str, version: int, stored: int | None) -> VersionConflict:
+    told = "gone" if stored is None else f"at version {stored}"
+    return VersionConflict(f"room {room_id}: write of version {version} refused, the store "
+                           f"has it {told}", stored)
+
+
+def append_all(conn: sqlite3.Connection, jobs: list[Job], expires: float, now: float) -> None:
+    """Seats' actions, each on the version after its room's: three statements for them
+    all (the rooms' versions read, the entries added, the versions and expiry set), the
+    rooms and entries passed as JSON. A job whose version is not its room's next gets
+    VersionConflict."""
+    ids = json.dumps([job.append[0] for job in jobs if job.append is not None])
+    found = conn.execute(
+        "SELECT json_group_array(json_array(id, key, version)) FROM rooms "
+        "WHERE id IN (SELECT value FROM json_each(?)) AND expires > ?", (ids, now)).fetchone()
+    stored = {room_id: (key, version) for room_id, key, version in json.loads(found[0])}
+    entries: list[tuple[int, int, str]] = []
+    for job in jobs:
+        assert job.append is not None
+        room_id, version, entry = job.append
+        key, was = stored.get(room_id, (0, None))
+        if was is None or was + 1 != version:
+            job.error = refused(room_id, version, was)
+            continue
+        stored[room_id] = (key, version)
+        entries.append((key, version, entry))
+    if not entries:
+        return
+    conn.execute("INSERT INTO actions (room, version, entry) SELECT json_extract(value, '$[0]'), "
+                 "json_extract(value, '$[1]'), json_extract(value, '$[2]') FROM json_each(?)",
+                 (json.dumps(entries),))
+    latest = {key: version for key, version, _ in entries}  # (one write a room, but still)
+    conn.execute("UPDATE rooms SET version = json_extract(v.value, '$[1]'), expires = ? "
+                 "FROM json_each(?) AS v WHERE rooms.key = json_extract(v.value, '$[0]')",
+                 (expires, json.dumps(list(latest.items()))))
 
 
 def _remove(conn: sqlite3.Connection, key: int) -> None:

@@ -115,6 +115,7 @@ class Stats:
     actions: int = 0
     parties: int = 0
     errors: int = 0
+    store_waits: int = 0  # states saying the table waits for its store (same version)
     error_samples: list[str] = field(default_factory=list)
     stop: bool = False
 
@@ -142,14 +143,20 @@ class Seat:
     def version(self) -> int:
         return int(self.state["version"])
 
-    async def next_state(self) -> dict[str, Any]:
-        """The next `state`; pings are answered, presence frames skipped, errors raised."""
+    async def next_state(self, after: int = -1, stats: Stats | None = None) -> dict[str, Any]:
+        """The next `state` of a version above `after`; pings are answered, presence
+        frames skipped, errors raised. A state of the same version saying the table
+        waits for its store (or that it answers again) is counted, not returned."""
         while True:
             text = await asyncio.wait_for(self.ws.recv(), RECV_TIMEOUT)
             frame: dict[str, Any] = json.loads(text)
             kind = frame["type"]
             if kind == "state":
                 self.state = frame
+                if frame["version"] <= after:
+                    if stats is not None and frame["room"]["store"] == "waiting":
+                        stats.store_waits += 1
+                    continue
                 return frame
             if kind == "ping":
                 await self.ws.send('{"type": "pong"}')
@@ -220,10 +227,10 @@ class Room:
         before = who.version
         start = time.perf_counter()
         await who.ws.send(text)
-        mine = await who.next_state()
+        mine = await who.next_state(before, stats)
         stats.round_trips.append(time.perf_counter() - start)
         stats.sent_at.append(start)
-        theirs = await other.next_state()
+        theirs = await other.next_state(before)
         stats.relays.append(time.perf_counter() - start)
         if not mine["version"] == theirs["version"] == before + 1:
             raise LoadError(f"versions {before} -> {mine['version']}/{theirs['version']}")
@@ -673,6 +680,9 @@ def report(args: argparse.Namespace, r: dict[str, Any]) -> int:
         print(f"redis commands during play: {total} ({total / stats.actions:.2f} per action): "
               + ", ".join(f"{k} {v}" for k, v in sorted(r["calls"].items()) if v))
     disk = store_line(r["store"], k, r["elapsed"])
+    if stats.store_waits:
+        print(f"the table said it waited for its store (a write over 1 s) "
+              f"{stats.store_waits} times")
     print(f"shutdown (SIGTERM): {ok_1012}/{len(r['codes'])} sockets closed with 1012"
           + (f", others: {', '.join(others)}" if others else "")
           + f"; server exit code {r['exit_code']}")
