@@ -104,6 +104,7 @@ class RedisStore(WritesByKind):
     """
 
     name = "redis"
+    may_lose_writes = True  # (configured not to, and checked at start: but it may)
 
     def __init__(self, url: str, *, ttl_seconds: float, owner: str | None = None,
                  max_connections: int = 32, cluster: bool = False, replicas: int = 0,

@@ -147,12 +147,16 @@ def prepare(path: Path) -> None:
     except sqlite3.Error as exc:
         raise StoreRefused(f"cannot open {path}: {exc}") from exc
     try:
+        started = time.monotonic()
         found = _check(conn, path)
         conn.execute("PRAGMA journal_mode=WAL")
         for schema in range(found, SCHEMA):
             conn.executescript(f"BEGIN IMMEDIATE; {MIGRATIONS[schema]}; "
                                f"PRAGMA user_version = {schema + 1}; COMMIT;")
             log.info("store: %s brought from schema %d to %d", path, schema, schema + 1)
+        rooms = conn.execute("SELECT count(*) FROM rooms").fetchone()[0]
+        log.info("store: %s holds %d rooms, %.1f MiB, checked in %.2f s", path, rooms,
+                 path.stat().st_size / 2**20, time.monotonic() - started)
     except sqlite3.Error as exc:
         raise StoreRefused(f"cannot use {path} ({exc}); nothing was changed") from exc
     finally:
@@ -344,6 +348,7 @@ class SQLiteStore(WritesByKind):
     missing), rooms kept `ttl_seconds` after their last write or keep_alive."""
 
     name = "sqlite"
+    may_lose_writes = False  # (synchronous=FULL: a commit is on the disk)
 
     def __init__(self, path: Path, *, ttl_seconds: float, patience: float = 10.0,
                  purge_seconds: float = 60.0, clock: Callable[[], float] = time.time) -> None:

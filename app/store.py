@@ -171,6 +171,9 @@ class RoomStore(Protocol):
     """What rooms need of a store."""
 
     name: str
+    # A write it acknowledged may yet be lost (Redis without its fsync, a failover): the
+    # rooms then keep their last writes to write again (app/journal.py).
+    may_lose_writes: bool
 
     async def create(self, room: StoredRoom) -> None: ...
     async def save(self, room_id: str, change: Change, *,
@@ -235,6 +238,7 @@ class MemoryStore(WritesByKind):
     the Redis scripts below do exactly this, atomically)."""
 
     name = "memory"
+    may_lose_writes = False
 
     def __init__(self) -> None:
         self.rooms: dict[str, StoredRoom] = {}
