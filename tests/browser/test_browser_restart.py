@@ -103,6 +103,10 @@ def test_a_restart_keeps_the_table_and_the_deal_is_finished_in_the_same_page(
         proc, _ = launch("app", tmp_path / "server2.log", port=port, **env)
         wait_connection(seat, "open")
         assert opened, "the page never reconnected"
+        for _ in range(300):  # its first state from the new server (the socket opens first)
+            if len(seat.states()) > seen:
+                break
+            seat.page.wait_for_timeout(50)
         back = seat.states()[seen]  # the table as the new server loaded it
         assert back["version"] >= version  # (the computer may have moved at once)
         if back["version"] == version:
