@@ -105,6 +105,7 @@ assert len(MIGRATIONS) == SCHEMA
 # A write waiting this long has the table say it waits for its store.
 WAITING_AFTER = 1.0
 CHECKPOINT_SECONDS = 1.0
+LONG_LOG_FRAMES = 1000  # pages in the write-ahead log (~4 MiB): begin it afresh
 MOST_IN_A_COMMIT = 512
 PURGE_BATCH = 200
 _SEATS = ("seat0", "seat1")
@@ -257,9 +258,11 @@ class Worker:
     batches (`do_batch` runs one), and each batch is answered in one call into the loop."""
 
     def __init__(self, name: str, conn: sqlite3.Connection,
-                 do_batch: Callable[[sqlite3.Connection, list[Job]], None]) -> None:
+                 do_batch: Callable[[sqlite3.Connection, list[Job]], None],
+                 after: Callable[[sqlite3.Connection], None] | None = None) -> None:
         self.conn = conn
         self.do_batch = do_batch
+        self.after = after  # run once a batch is answered
         self.jobs: queue.SimpleQueue[Job | None] = queue.SimpleQueue()
         self.lock = threading.Lock()  # a job is taken or abandoned, never both
         self.thread = threading.Thread(target=self._run, name=name, daemon=True)
@@ -309,6 +312,8 @@ class Worker:
                     for job in batch:
                         job.error = StoreUnknown(f"the store failed: {exc!r}")
                 _answer(batch)
+                if self.after is not None:
+                    self.after(self.conn)
         self.conn.close()
 
 
@@ -366,13 +371,14 @@ class SQLiteStore(WritesByKind):
         try:
             prepare(self.path)
             self.writer = Worker("piquet-sqlite-writer", connect(self.path, writes=True),
-                                 self._write_batch)
+                                 self._write_batch, self._log_caught_up)
             self.reader = Worker("piquet-sqlite-reader", connect(self.path, writes=False),
                                  self._read_batch)
         except BaseException:
             self.lock_file.close()
             raise
         self.stopping = threading.Event()
+        self.log_is_long = threading.Event()  # (the checkpoint thread asks the writer)
         self.checkpointer = threading.Thread(target=self._checkpoints, daemon=True,
                                              name="piquet-sqlite-checkpoint")
         self.checkpointer.start()
@@ -416,6 +422,14 @@ class SQLiteStore(WritesByKind):
             for job in batch:
                 job.error = error
 
+    def _log_caught_up(self, conn: sqlite3.Connection) -> None:
+        """In the writer, once a batch is answered: if the log is long, the checkpoint
+        completed where nothing can be written meanwhile (a few pages left to copy)."""
+        if self.log_is_long.is_set():
+            self.log_is_long.clear()
+            with contextlib.suppress(sqlite3.Error):  # (the checkpoint thread says why)
+                conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+
     def _read_batch(self, conn: sqlite3.Connection, batch: list[Job]) -> None:
         """The reads, in one read transaction: each sees every write committed, whole."""
         try:
@@ -436,12 +450,18 @@ class SQLiteStore(WritesByKind):
                 job.error = StoreUnavailable(f"{self.path}: {exc}")
 
     def _checkpoints(self) -> None:
-        """Once a second, the log copied into the database (PASSIVE: writers go on)."""
+        """Once a second, the log copied into the database (PASSIVE: writers go on). A
+        checkpoint made while writes go on never catches up with the last of them, and
+        the log is begun afresh only once all of it is copied: so when it is long the
+        writer, between two commits, copies the little left (`_log_caught_up`), and its
+        next commit starts the log again from its beginning."""
         conn = connect(self.path, writes=False)
         failed = False
         while not self.stopping.wait(CHECKPOINT_SECONDS):
             try:
-                conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+                _, frames, _ = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+                if frames > LONG_LOG_FRAMES:
+                    self.log_is_long.set()
                 failed = False
             except sqlite3.Error as exc:
                 if not failed:  # (once a spell: the disk is full, say)
