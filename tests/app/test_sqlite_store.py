@@ -15,7 +15,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -482,7 +482,7 @@ def foreign(path: Path) -> None:
     (foreign, "holds tables of something else"),
 ], ids=["not-sqlite", "damaged", "newer", "foreign"])
 def test_a_file_that_is_not_ours_to_use_is_refused_at_start_and_left_alone(
-    spoil: object, said: str, tmp_path: Path
+    spoil: Callable[[Path], object], said: str, tmp_path: Path
 ) -> None:
     """A damaged file, one of a newer schema, or another program's database: the
     server does not start (exit 2), says why in one line naming the file, and leaves
@@ -491,7 +491,7 @@ def test_a_file_that_is_not_ours_to_use_is_refused_at_start_and_left_alone(
     data = tmp_path / "data"
     data.mkdir()
     path = data / "piquet.db"
-    spoil(path)  # type: ignore[operator]
+    spoil(path)
 
     def files() -> dict[str, str]:
         return {p.name: _sha(p) for p in data.iterdir() if p.name != "piquet.db.lock"}
