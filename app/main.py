@@ -81,7 +81,7 @@ def settings_store(settings: Settings) -> RoomStore | None:
     kind = settings.store_kind
     if kind == "sqlite":
         return SQLiteStore(settings.data_dir / SQLITE_FILE, ttl_seconds=ttl,
-                           patience=settings.store_patience,
+                           slow_ttl_seconds=slow_ttl, patience=settings.store_patience,
                            purge_seconds=settings.sweep_interval)
     if kind == "redis":
         return RedisStore(settings.redis_url, ttl_seconds=ttl, slow_ttl_seconds=slow_ttl,

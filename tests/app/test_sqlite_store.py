@@ -8,6 +8,7 @@ test_store_faults.py.)"""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import random
 import sqlite3
@@ -22,7 +23,16 @@ from typing import Any
 import pytest
 from livekit import LiveSeat, LiveServer
 from storekit import busy_disk, nothing_lost, play_through, sqlite_rooms
-from tablekit import FakeClock, SeatSocket, first_legal, make_client, new_room, next_move
+from tablekit import (
+    FakeClock,
+    SeatSocket,
+    first_legal,
+    join,
+    make_client,
+    new_room,
+    next_move,
+    one_move,
+)
 
 import engine
 from app.main import settings_store
@@ -184,6 +194,126 @@ def test_an_expired_room_is_deleted_from_the_file(tmp_path: Path) -> None:
     with sqlite3.connect(tmp_path / "piquet.db") as conn:
         assert conn.execute("SELECT id FROM rooms").fetchall() == [("kept",)]
         assert conn.execute("SELECT count(*) FROM actions").fetchone()[0] == 1
+
+
+HOUR = 3600.0
+DAY = 24 * HOUR
+
+
+def expiries(path: Path) -> dict[str, float]:
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        return dict(conn.execute("SELECT id, expires FROM rooms").fetchall())
+
+
+def test_a_slow_room_is_kept_its_days_after_its_last_write_then_purged(tmp_path: Path) -> None:
+    """Each room by its own keep, in a batch of writes too: a room played now its idle
+    time after its last write or keep alive, a slow one ("Take your time", from when it
+    is made or from the options of a new match) its days after its last write; a keep
+    alive never brings a slow room's end nearer; the purge deletes each when its time
+    is past."""
+    clock = FakeClock(1_000_000.0)
+    path = tmp_path / "piquet.db"
+    slow_options = {"opponent": "friend", "pace": "slow"}
+
+    async def scenario() -> None:
+        store = SQLiteStore(path, ttl_seconds=600, slow_ttl_seconds=30 * DAY, clock=clock)
+        slow = a_room("slow")
+        slow.options = slow_options
+        for room in (slow, a_room("now"), a_room("turned")):
+            await store.create(room)
+        await store.new_match("turned", 2, 2, 5, options=slow_options)
+        # Both actions in one batch (the writer held meanwhile by a write that waits).
+        go_on = threading.Event()
+        held = asyncio.ensure_future(store._write(lambda conn, now: go_on.wait(10)))
+        await asyncio.sleep(0)  # (it is queued)
+        while not store.writer.jobs.empty():  # taken by the writer, which waits
+            await asyncio.sleep(0.01)
+        both = asyncio.gather(store.append("slow", 2, 0, {"type": "pass"}),
+                              store.append("now", 2, 0, {"type": "pass"}))
+        await asyncio.sleep(0.05)
+        go_on.set()
+        await held
+        await both
+        assert store.commits == 6  # three made, a match, the write held, the two actions
+        now = clock()
+        assert expiries(path) == {"slow": now + 30 * DAY, "now": now + 600,
+                                  "turned": now + 30 * DAY}
+        clock.advance(500)
+        await store.keep_alive(["slow", "now", "turned"])
+        assert expiries(path) == {"slow": now + 30 * DAY, "now": now + 1100,
+                                  "turned": now + 30 * DAY}
+        clock.advance(601)
+        assert await store.purge() == 1  # the room played now, past its idle time
+        assert await store.load("slow") is not None and await store.load("turned") is not None
+        clock.advance(30 * DAY - 1102)
+        assert await store.purge() == 0
+        clock.advance(1)
+        assert await store.load("slow") is None
+        assert await store.purge() == 2
+        await store.close()
+
+    asyncio.run(scenario())
+    assert expiries(path) == {}
+
+
+def test_a_slow_table_rests_in_the_file_and_comes_back_after_a_restart_then_goes(
+    templates_dir: Path, tmp_path: Path
+) -> None:
+    """The store the settings build keeps a slow table its days (plus two sweeps) after
+    its last write. Nobody having it open for the idle time, it leaves memory and rests
+    in the file, past the idle time and the purges; after a restart it comes back as it
+    was, "My tables" counting from its last move (three hours ago here); and once its
+    days have gone by without a move, the purge deletes it from the file."""
+    clock = FakeClock()
+    data = tmp_path / "data"
+    path = data / "piquet.db"
+    settings = {"store": "sqlite", "data_dir": data, "clock": clock, "policy": first_legal,
+                "room_idle_seconds": 600, "sweep_interval": 30, "slow_room_days": 30}
+    gen = make_client(templates_dir, **settings)
+    client = next(gen)
+    try:
+        rooms: RoomRegistry = client.app.state.rooms  # type: ignore[attr-defined]
+        store = rooms.store
+        assert isinstance(store, SQLiteStore)
+        made = client.post("/api/rooms", json={"opponent": "friend", "pace": "slow"}).json()
+        room_id = made["room_id"]
+        tokens = [made["token"], join(client, room_id)["token"]]
+        seats = [SeatSocket(client, room_id, t) for t in tokens]
+        for seat in seats:
+            seat.connect()
+        one_move(seats, random.Random(3))
+        quick = new_room(client, "computer")
+        ends = expiries(path)
+        assert 30 * DAY < ends[room_id] - time.time() <= 30 * DAY + 60
+        assert 0 < ends[quick["room_id"]] - time.time() <= 660
+        before = [s.view for s in seats]
+        for seat in seats:
+            seat.close()
+        clock.advance(601)
+        client.portal.call(rooms.sweep)  # type: ignore[union-attr]
+        assert rooms.get(room_id) is None and rooms.get(quick["room_id"]) is None
+        assert client.portal.call(store.purge) == 0  # type: ignore[union-attr]
+        assert list(expiries(path)) == [room_id]  # resting in the file alone
+    finally:
+        gen.close()
+    with contextlib.closing(sqlite3.connect(path)) as conn, conn:
+        conn.execute("UPDATE rooms SET moved = moved - ? WHERE id = ?", (3 * HOUR, room_id))
+    gen = make_client(templates_dir, **settings)
+    client = next(gen)
+    try:
+        rooms = client.app.state.rooms  # type: ignore[attr-defined]
+        line = client.get(f"/api/rooms/{room_id}/mine",
+                          headers={"cookie": f"piquet_seat_{room_id}={tokens[0]}"}).json()
+        assert 3 * HOUR <= line["since"] < 4 * HOUR
+        back = [SeatSocket(client, room_id, t).connect()["view"] for t in tokens]
+        assert [v["hand"] for v in back] == [v["hand"] for v in before]
+        store = rooms.store
+        assert isinstance(store, SQLiteStore)
+        store.clock = lambda: time.time() + 30 * DAY + 61  # its days gone by
+        assert client.portal.call(store.purge) == 1  # type: ignore[union-attr]
+        assert expiries(path) == {}
+    finally:
+        gen.close()
 
 
 def test_a_room_closed_for_idleness_is_deleted_and_no_token_is_in_the_file(
