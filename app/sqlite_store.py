@@ -80,8 +80,9 @@ SCHEMA = 1
 # MIGRATIONS[n]: from schema n to n + 1 (0: an empty file). Schema 1: a row a room (the
 # seed as text: it is 64 bits unsigned; the options and "Play again" as JSON; each seat's
 # token digest or NULL; when it was last written, how long it is kept after a write, and
-# its expiry, in seconds of the wall clock) and a row an entry of the match, keyed by the
-# room's row and the version it made.
+# its expiry, in seconds of the wall clock), a row an entry of the match, keyed by the
+# room's row and the version it made, and a row an open table waiting in the lobby (its
+# entry as JSON: app/sqlite_lobby.py).
 MIGRATIONS = [
     """
     CREATE TABLE rooms (
@@ -106,6 +107,10 @@ MIGRATIONS = [
         version INTEGER NOT NULL,
         entry TEXT NOT NULL,
         PRIMARY KEY (room, version)
+    ) WITHOUT ROWID;
+    CREATE TABLE lobby (
+        room TEXT PRIMARY KEY,
+        entry TEXT NOT NULL
     ) WITHOUT ROWID;
     """,
 ]
@@ -683,6 +688,26 @@ class SQLiteStore(WritesByKind):
 
     async def check(self) -> list[str]:
         return []
+
+    # --- the lobby's open tables (app/sqlite_lobby.py) ---------------------------------
+
+    def listed(self) -> list[dict[str, Any]]:
+        """The open tables the file holds: read once, as the server starts."""
+        with contextlib.closing(connect(self.path, writes=False)) as conn:
+            return [json.loads(entry) for (entry,) in conn.execute("SELECT entry FROM lobby")]
+
+    async def keep_listed(self, room_id: str, entry: dict[str, Any] | None) -> None:
+        """An open table listed (`entry`, its JSON), or gone from the list (None)."""
+        text = None if entry is None else json.dumps(entry)
+
+        def run(conn: sqlite3.Connection, now: float) -> None:
+            if text is None:
+                conn.execute("DELETE FROM lobby WHERE room = ?", (room_id,))
+            else:
+                conn.execute("INSERT OR REPLACE INTO lobby (room, entry) VALUES (?, ?)",
+                             (room_id, text))
+
+        await self._write(run)
 
     def figures(self) -> dict[str, Any]:
         """For /healthz?detail=1: the file, its size and its log's, commits and writes."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import json
 import random
 import sqlite3
 import subprocess
@@ -20,6 +21,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from livekit import LiveSeat, LiveServer
 from storekit import busy_disk, nothing_lost, play_through, sqlite_rooms
@@ -33,12 +35,15 @@ from tablekit import (
     next_move,
     one_move,
 )
+from websockets.asyncio.client import connect
 
 import engine
+from app.lobby_store import OpenTable
 from app.main import settings_store
 from app.registry import RoomRegistry
 from app.room import CANNOT_SAVE
 from app.settings import ROOT, Settings
+from app.sqlite_lobby import SQLiteLobby
 from app.sqlite_store import SCHEMA, SQLiteStore
 from app.store import (
     StoredRoom,
@@ -404,6 +409,135 @@ def test_a_restart_brings_every_table_back_where_it_was(tmp_path: Path) -> None:
         asyncio.run(after())
         assert "room loaded" in server.log()
     finally:
+        server.kill()
+
+
+def lobby_lists(server: LiveServer) -> Json:
+    """The lobby's lists as a new watcher is first told them (its socket's first message)."""
+    async def first() -> Json:
+        async with connect(f"{server.ws}/ws/lobby", proxy=None, open_timeout=10) as ws:
+            while True:
+                frame: Json = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                if frame["type"] == "lobby":
+                    return frame
+
+    return asyncio.run(first())
+
+
+def listed_as_playing(server: LiveServer, room_id: str) -> Json:
+    """The table as the lobby lists it being played, once it is (a watcher's socket
+    read until then: the lobby hears of a room's change just after the change)."""
+    async def watch() -> Json:
+        playing: dict[str, Json] = {}
+        async with connect(f"{server.ws}/ws/lobby", proxy=None, open_timeout=10) as ws:
+            while room_id not in playing:
+                frame: Json = json.loads(await asyncio.wait_for(ws.recv(), 30))
+                if frame["type"] == "lobby":
+                    playing.update({t["room_id"]: t for t in frame["playing"]})
+        return playing[room_id]
+
+    return asyncio.run(watch())
+
+
+def browser(server: LiveServer) -> httpx.Client:
+    """A browser's cookies (its visitor, its seats), over a restart on the same port."""
+    return httpx.Client(base_url=server.http, trust_env=False, timeout=10)
+
+
+def test_the_lobby_s_open_tables_are_read_back_in_the_order_listed(tmp_path: Path) -> None:
+    """Each open table listed, and each gone from the list, is written to the file; a
+    lobby made on the file lists what was waiting, oldest first, as it was (the maker's
+    browser too), and a table that had waited too long leaves at its first sweep (and
+    the file)."""
+    clock = FakeClock(1_000_000.0)
+    path = tmp_path / "piquet.db"
+
+    def table(room_id: str, since: float) -> OpenTable:
+        return OpenTable(room_id, f"Maker of {room_id}", {"game": "rubicon"}, False, since,
+                         key="k", address="10.0.0.1", visitor=f"v-{room_id}", look="m")
+
+    async def first() -> None:
+        store = SQLiteStore(path, ttl_seconds=600)
+        lobby = SQLiteLobby(store, clock)
+        for room_id, since in (("recent", 100.0), ("oldest", 900.0), ("taken", 950.0),
+                               ("relisted", 950.0)):
+            assert await lobby.put(table(room_id, clock() - since), 10)
+        assert await lobby.take("taken", "someone", "") == "taken"
+        assert await lobby.put(table("relisted", clock() - 10), 10)  # listed again, now
+        await lobby.written()
+        await store.close()
+
+    async def second() -> None:
+        store = SQLiteStore(path, ttl_seconds=600)
+        lobby = SQLiteLobby(store, clock)
+        assert list(lobby.open) == ["oldest", "recent", "relisted"]
+        assert lobby.open["recent"] == table("recent", clock() - 100)
+        assert await lobby.take("recent", "v-recent", "") == "own"  # its maker's browser
+        assert await lobby.expire(clock() - 800) == ["oldest"]
+        await lobby.written()
+        await store.close()
+        again = SQLiteStore(path, ttl_seconds=600)
+        assert list(SQLiteLobby(again, clock).open) == ["recent", "relisted"]
+        await again.close()
+
+    asyncio.run(first())
+    asyncio.run(second())
+
+
+def test_the_lobby_s_tables_are_listed_again_after_a_restart(tmp_path: Path) -> None:
+    """An open table waiting in the lobby when the server restarts is listed again, as
+    waiting since it was first listed, and its maker's page says so; it is still its
+    maker's own (their quick game goes there, not to sit against themselves), and a
+    stranger sits down at it from the list. A table its maker took out of the list
+    stays out, its page saying so. A table being played that anyone may watch is
+    listed again once its pages are back."""
+    env = sqlite_env(tmp_path / "data")
+    server = LiveServer(tmp_path / "server.log", **env).start()
+    alice, bob, carol = browser(server), browser(server), browser(server)
+    try:
+        waiting = alice.post("/api/rooms", json={"opponent": "friend", "seating": "open",
+                                                 "name": "Alice"}).json()
+        out = bob.post("/api/rooms", json={"opponent": "friend", "seating": "open",
+                                           "name": "Bob"}).json()
+        bob.cookies.set(f"piquet_seat_{out['room_id']}", out["token"])  # (as the page's)
+        assert bob.post(f"/r/{out['room_id']}/listing", json={"listed": False}).json() == {
+            "listing": "unlisted"}
+        played = carol.post("/api/rooms", json={"opponent": "friend", "seating": "open",
+                                                "name": "Carol"}).json()
+        dave = bob.post(f"/api/rooms/{played['room_id']}/join", json={"name": "Dave"}).json()
+        before = lobby_lists(server)
+        assert [t["room_id"] for t in before["open"]] == [waiting["room_id"]]
+        assert listed_as_playing(server, played["room_id"])["names"] == ["Carol", "Dave"]
+        time.sleep(1.1)  # (waited a second at least before the restart)
+        server.stop()
+        server = LiveServer(tmp_path / "server2.log", port=server.port, **env).start()
+
+        after = lobby_lists(server)
+        assert [t["room_id"] for t in after["open"]] == [waiting["room_id"]]
+        assert after["open"][0]["name"] == "Alice" and after["open"][0]["waited"] >= 1
+        assert after["playing"] == []  # nobody has it open yet
+
+        async def pages() -> list[Json]:
+            seats = [await LiveSeat.open(server, waiting["room_id"], waiting["token"]),
+                     await LiveSeat.open(server, out["room_id"], out["token"]),
+                     await LiveSeat.open(server, played["room_id"], played["token"]),
+                     await LiveSeat.open(server, played["room_id"], dave["token"])]
+            states = [await seat.expect("state") for seat in seats]
+            for seat in seats:
+                await seat.ws.close()
+            return states
+
+        states = asyncio.run(pages())
+        assert [s["room"]["listing"] for s in states[:2]] == ["listed", "unlisted"]
+        assert listed_as_playing(server, played["room_id"])["names"] == ["Carol", "Dave"]
+        mine = alice.post("/api/lobby/quick", json={}).json()
+        assert mine["room_id"] == waiting["room_id"] and mine["seat"] is None
+        sat = carol.post(f"/api/rooms/{waiting['room_id']}/join", json={"name": "Eve"})
+        assert sat.status_code == 200 and sat.json()["seat"] == 1
+        assert lobby_lists(server)["open"] == []
+    finally:
+        for client in (alice, bob, carol):
+            client.close()
         server.kill()
 
 
