@@ -17,7 +17,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,7 @@ from tablekit import (
 from websockets.asyncio.client import connect
 
 import engine
+import tests.disk
 from app.lobby_store import OpenTable
 from app.main import settings_store
 from app.registry import RoomRegistry
@@ -581,34 +582,7 @@ def test_kill_9_while_50_tables_play_under_disk_load_loses_nothing_told(tmp_path
         server.kill()
 
 
-@pytest.fixture
-def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A real file system of 4 MiB (tmpfs), mounted for the test: the tests run as root
-    here, as in CI. Where no file system can be mounted the test is skipped, not faked."""
-    mount = tmp_path / "small"
-    mount.mkdir()
-    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount)],
-                          capture_output=True, text=True)
-    if made.returncode != 0:
-        pytest.skip(f"cannot mount a small file system here: {made.stderr.strip()}")
-    try:
-        yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
-
-
-def fill(folder: Path) -> Path:
-    """A file that takes every byte left on `folder`'s file system."""
-    ballast = folder / "ballast"
-    fd = ballast.open("wb", buffering=0)
-    for size in (1 << 16, 1 << 12, 1 << 9, 1):
-        try:
-            while fd.write(b"\0" * size) == size:
-                pass
-        except OSError:
-            pass
-    fd.close()
-    return ballast
+small_disk = pytest.fixture(tests.disk.small_disk)
 
 
 def test_a_full_disk_stops_moves_says_so_to_both_seats_and_loses_nothing(
@@ -633,13 +607,16 @@ def test_a_full_disk_stops_moves_says_so_to_both_seats_and_loses_nothing(
                 await seat.expect("state")
             rng = random.Random(4)
             await play_steps(a, b, rng, 6)
-            ballast = fill(small_disk)
+            ballast = tests.disk.fill(small_disk)
             refusal, who, action = await move_until_refused(a, b, rng)
             shown = a.version
             assert refusal["code"] == "unavailable" and refusal["message"] == CANNOT_SAVE
             for seat in (a, b):
                 assert seat.state["room"]["notice"] == CANNOT_SAVE
                 assert seat.version == shown
+            # The mover's refusal and the table's news are the same words (its page says
+            # them once, as the refusal).
+            assert who.state["room"]["notice"] == refusal["message"]
             stopped = await person_until_stopped(person)
             ballast.unlink()  # room again
             await who.ws.send(who.action_text(action))  # the same move, made now
