@@ -650,17 +650,20 @@ class SQLiteStore(WritesByKind):
             await asyncio.sleep(self.purge_seconds)
 
     async def purge(self) -> int:
-        """Delete the expired rooms; how many."""
-        def run(conn: sqlite3.Connection, now: float) -> int:
-            keys = conn.execute("SELECT key FROM rooms WHERE expires <= ? LIMIT ?",
-                                (now, PURGE_BATCH)).fetchall()
-            for (key,) in keys:
+        """Delete the expired rooms (and forget their versions: `own` says they are
+        gone); how many."""
+        def run(conn: sqlite3.Connection, now: float) -> list[str]:
+            found = conn.execute("SELECT key, id FROM rooms WHERE expires <= ? LIMIT ?",
+                                 (now, PURGE_BATCH)).fetchall()
+            for key, _ in found:
                 _remove(conn, key)
-            return len(keys)
+            return [room_id for _, room_id in found]
 
         total = 0
-        while (count := int(await self._write(run))) > 0:
-            total += count
+        while purged := await self._write(run):
+            total += len(purged)
+            for room_id in purged:
+                self.versions.pop(room_id, None)
         return total
 
     async def delete(self, room_id: str, version: int) -> None:

@@ -255,7 +255,9 @@ def test_a_slow_room_is_kept_its_days_after_its_last_write_then_purged(tmp_path:
         assert await store.purge() == 0
         clock.advance(1)
         assert await store.load("slow") is None
+        assert await store.own("turned") == 2  # (written here: known without a read)
         assert await store.purge() == 2
+        assert await store.own("turned") == -1  # gone, and said to be
         await store.close()
 
     asyncio.run(scenario())
