@@ -19,9 +19,11 @@ from tests.cluster import App, Redis
 WAITING = "Waiting for the table's store to answer"
 
 
-def my_turn_in_the_tricks(seat: Seat) -> None:
-    seat.play_until(phase_is("play"))
-    seat.page.wait_for_function(f"() => {ROOT_JS}.dataset.myTurn === 'true'", timeout=30000)
+def my_card_to_play(seat: Seat) -> None:
+    """Played on until a card of the hand may be played: in the tricks younger's first
+    turn is her declarations, where no card is playable yet."""
+    seat.play_until(lambda a: a.get("phase") == "play" and a.get("myTurn") == "true"
+                    and seat.page.locator("#hand .playable").count() > 0)
 
 
 def test_a_slow_store_is_told_and_the_move_lands_when_it_answers(
@@ -36,7 +38,7 @@ def test_a_slow_store_is_told_and_the_move_lands_when_it_answers(
     try:
         seat = open_seat(base_url=app.http)
         start_table(seat)
-        my_turn_in_the_tricks(seat)
+        my_card_to_play(seat)
         before = seat.version()
         assert seat.table_note() == ""
         redis.pause()
