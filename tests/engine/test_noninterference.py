@@ -31,7 +31,7 @@ from engine import Action, Answer, Call, Discard, Pass, Rules, See, State, Step
 from engine.combos import Combo
 from engine.computer import choose
 from engine.rules import DiscardRule
-from engine.variants import RUBICON
+from engine.variants import EVERY_RULES, RUBICON
 from tests.engine.kit import ELDER, YOUNGER, deal, say, stack
 
 PAIRS = int(os.environ.get("PIQUET_NONINTERFERENCE_PAIRS", "1000"))
@@ -210,9 +210,7 @@ def test_random_pairs_of_deals_look_the_same_to_the_other_seat() -> None:
 
 
 # Every variant (RULES.md §8) but Rubicon Piquet as plain, fewer pairs each.
-VARIANTS = [Rules(game=g, cards_towards_pique=c, carte_rouge=r, tie=t)
-            for g in ("rubicon", "au_cent") for c in (False, True) for r in (False, True)
-            for t in (("two_more", "one_more") if g == "rubicon" else ("two_more",))][1:]
+VARIANTS = list(EVERY_RULES[1:])
 VARIANT_PAIRS = max(20, PAIRS // 5)
 
 

@@ -9,14 +9,12 @@ import pytest
 
 import engine
 from engine import IllegalActionError, Rules, State, Step
+from engine.variants import EVERY_RULES
 from tests.engine.kit import ELDER, YOUNGER, discard, fill, labels, say, stack
 from tests.engine.moves import bonuses, exchange, good, lead, scores, tricks
 from tests.engine.test_partie import CAPOT, SIX_ALL, play_deal, sheet
 
 AU_CENT = Rules(game="au_cent")
-EVERY_RULES = [Rules(game=g, cards_towards_pique=c, carte_rouge=r, tie=t)
-               for g in ("rubicon", "au_cent") for c in (False, True) for r in (False, True)
-               for t in (("two_more", "one_more") if g == "rubicon" else ("two_more",))]
 
 
 def deal(rules: Rules, elder: str, younger: str, stock: str = "",
