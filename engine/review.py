@@ -43,7 +43,6 @@ from engine.computer import strong
 from engine.computer.advice import canonical, discard_label, entry_label, keeps_words, shorts
 from engine.computer.knowledge import CARD_OF, PIPS, SUIT_MASK, bits, know, mask, view_rng
 from engine.computer.sampler import sample_hands
-from engine.computer.solver import Solver
 
 View = dict[str, Any]
 Action = dict[str, Any]
@@ -177,7 +176,7 @@ def _play(view: View, action: Action, final: View) -> dict[str, Any] | None:
     hand = mask(CARD_OF[c] for c in view["hand"])
     trick = view["trick"]
     led = CARD_OF[trick["cards"][0][0]] if trick else None
-    solver = Solver(strong._pique(view))
+    solver = strong.solver_for(view)
     values = solver.moves(hand, hers, 0 if led is None else 1, view["tricks_won"][seat], led, 0)
 
     def value(code: str) -> int:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.cards import DECK, Card
+from engine.variants import RUBICON, Rules
 
 View = dict[str, Any]
 
@@ -309,6 +310,22 @@ def suit_tricks(suit: int) -> float:
     if n >= 5:
         t += 0.6 * (n - 4)
     return min(t, n)
+
+
+def rules_of(view: View) -> Rules:
+    """The rules in force, as the view tells them (RULES.md §8); a view without them (a
+    record made before the view carried them) is Rubicon Piquet's."""
+    told = view.get("rules")
+    if told is None:
+        return RUBICON
+    key = tuple(sorted(told.items()))
+    known = _RULES.get(key)
+    if known is None:
+        known = _RULES[key] = Rules.from_json(told)
+    return known
+
+
+_RULES: dict[tuple[tuple[str, Any], ...], Rules] = {}
 
 
 def view_rng(view: dict[str, Any], salt: str = "") -> random.Random:
