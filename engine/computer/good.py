@@ -230,7 +230,7 @@ def _lesser(view: View, legal: list[Action]) -> Action:
     if not she_scores or _every_point_counts(view):
         return action
     k = know(view)
-    if rules_of(view).carte_rouge and all_in_combinations(_twelve(view, k)):
+    if rules_of(view).carte_rouge and _rouge_possible(view, k):
         return action  # sunk, the tierce would not score: no carte rouge
     top = max(CARD_OF[code] for code in action["cards"])
     s = top >> 3
@@ -251,10 +251,19 @@ def _every_point_counts(view: View) -> bool:
     return last
 
 
-def _twelve(view: View, k: Knowledge) -> int:
-    """The seat's twelve cards after the exchange: its hand and what it has played."""
-    mine = k.played & ~k.opp_played
-    return k.hand | mine
+def _rouge_possible(view: View, k: Knowledge) -> bool:
+    """Whether the seat's twelve cards (its hand and what it has played) may all still
+    lie in combinations that score for it: those of each category it has won or not
+    yet lost (RULES.md §8, carte rouge)."""
+    twelve = k.hand | (k.played & ~k.opp_played)
+    mine = "elder" if k.i_am_elder else "younger"
+    outcomes = {d["category"]: d["outcome"] for d in view["declarations"]}
+    covered = 0
+    for category, cards in zip(("point", "sequence", "set"), combination_cards(twelve),
+                               strict=True):
+        if outcomes.get(category, "pending") in ("pending", mine):
+            covered |= cards
+    return covered == twelve
 
 
 # --------------------------------------------------------------------------- play

@@ -143,16 +143,7 @@ class Solver:
             h1 &= ~(1 << led)
         fh = h1 if follower == 1 else h0
         lh = h0 if leader == 0 else h1
-        base = led & 0x18
-        a_suit = (fh >> base) & 0xFF
-        if a_suit:
-            key = base << 16 | a_suit << 8 | (((lh | (1 << led)) >> base) & 0xFF)
-            follow = _FOLLOW.get(key << 3 | (led & 7))
-            if follow is None:
-                follow = _follow_order(key, led)
-            order: Sequence[int] = follow
-        else:
-            order = _cheapest_first(_groups(fh, lh | (1 << led)))
+        order = answers(fh, lh, led)
         lead_pt = 1 if leader == 0 else -1
         held = 0
         if self.pique is not None and self.pique[0] == leader:
@@ -202,32 +193,12 @@ class Solver:
         return best
 
     def _pique(self, follower_hand: int, t0: int) -> int:
-        """The pique elder (the leader) scores with this lead, signed for seat 0: 30 if
-        he has won every trick so far and this lead is his thirtieth point."""
         assert self.pique is not None
-        elder, base = self.pique
-        played = 12 - bin(follower_hand).count("1")
-        mine = t0 if elder == 0 else played - t0
-        cards = 10 if self.cards_at_seventh and played >= 7 else 0
-        if mine == played and base + played + 1 + cards == 30:
-            return 30 if elder == 0 else -30
-        return 0
+        return pique_at_lead(self.pique, self.cards_at_seventh, follower_hand, t0)
 
     def _held(self, follower_hand: int, t0: int) -> int:
-        """The pique elder (the leader, every trick so far his) scores by winning this
-        trick, signed for seat 0: 30 if the trick's points bring him to 30 (the last
-        trick's point; the seventh's 10 for the cards, `cards_at_seventh`)."""
         assert self.pique is not None
-        elder, base = self.pique
-        n = 13 - bin(follower_hand).count("1")  # this trick's number
-        mine = t0 if elder == 0 else n - 1 - t0
-        if mine != n - 1:
-            return 0
-        before = base + n + (10 if self.cards_at_seventh and n > 7 else 0)
-        after = before + (1 if n == 12 else 0) + (10 if self.cards_at_seventh and n == 7 else 0)
-        if before < 30 <= after:
-            return 30 if elder == 0 else -30
-        return 0
+        return pique_at_win(self.pique, self.cards_at_seventh, follower_hand, t0)
 
     def moves(self, h0: int, h1: int, leader: int, t0: int, led: int | None,
               mover: int) -> dict[int, int]:
@@ -251,6 +222,50 @@ class Solver:
         for c in _groups(suit if suit else fh, lh | (1 << led)):
             out[c] = self._best(h0, h1, leader, t0, led, lead_pt, (c,), -INF, INF, held)
         return out
+
+
+def pique_at_lead(pique: tuple[int, int], cards_at_seventh: bool, follower_hand: int,
+                  t0: int) -> int:
+    """The pique elder (the leader) scores with this lead, signed for seat 0: 30 if
+    he has won every trick so far and this lead is his thirtieth point (`Solver`)."""
+    elder, base = pique
+    played = 12 - bin(follower_hand).count("1")
+    mine = t0 if elder == 0 else played - t0
+    cards = 10 if cards_at_seventh and played >= 7 else 0
+    if mine == played and base + played + 1 + cards == 30:
+        return 30 if elder == 0 else -30
+    return 0
+
+
+def pique_at_win(pique: tuple[int, int], cards_at_seventh: bool, follower_hand: int,
+                 t0: int) -> int:
+    """The pique elder (the leader, every trick so far his) scores by winning this
+    trick, signed for seat 0: 30 if the trick's points bring him to 30 (the last
+    trick's point; the seventh's 10 for the cards, `cards_at_seventh`)."""
+    elder, base = pique
+    n = 13 - bin(follower_hand).count("1")  # this trick's number
+    mine = t0 if elder == 0 else n - 1 - t0
+    if mine != n - 1:
+        return 0
+    before = base + n + (10 if cards_at_seventh and n > 7 else 0)
+    after = before + (1 if n == 12 else 0) + (10 if cards_at_seventh and n == 7 else 0)
+    if before < 30 <= after:
+        return 30 if elder == 0 else -30
+    return 0
+
+
+def answers(fh: int, lh: int, led: int) -> Sequence[int]:
+    """The follower's answers to `led` (`fh` her hand, `lh` the leader's without it), in
+    the order tried (`_follow_order`; without the suit, the cheapest first)."""
+    base = led & 0x18
+    a_suit = (fh >> base) & 0xFF
+    if a_suit:
+        key = base << 16 | a_suit << 8 | (((lh | (1 << led)) >> base) & 0xFF)
+        follow = _FOLLOW.get(key << 3 | (led & 7))
+        if follow is None:
+            follow = _follow_order(key, led)
+        return follow
+    return _cheapest_first(_groups(fh, lh | (1 << led)))
 
 
 _FOLLOW: dict[int, tuple[int, ...]] = {}

@@ -61,9 +61,10 @@ from engine.computer.knowledge import (
     rules_of,
     view_rng,
 )
+from engine.computer.race import Race
 from engine.computer.sampler import sample_before_exchange, sample_hands
 from engine.computer.solver import Solver
-from engine.variants import RUBICON, Rules
+from engine.variants import DOUBLE_UNDER, GAME_TO, RUBICON, Rules
 
 SOLVE_FROM = 12  # the play is searched to the end from this many cards in hand (all)
 SAMPLES = {1: 1, 2: 24, 3: 24, 4: 24, 5: 20, 6: 16, 7: 12, 8: 10, 9: 8, 10: 8, 11: 8, 12: 4}
@@ -86,7 +87,7 @@ def _play(view: View, legal: list[Action]) -> Action:
     cards = [CARD_OF[e["card"]] for e in legal if e["type"] == "play"]
     if len(cards) == 1:
         return {"type": "play", "card": CODE_OF[cards[0]]}
-    searched = play_totals(view, cards)
+    searched = play_totals(view, cards, margins=False)
     if searched is None:
         return good.choose(view)
     return {"type": "play", "card": CODE_OF[best_card(searched.totals)]}
@@ -102,10 +103,11 @@ class Searched(NamedTuple):
     solved: int
 
 
-def play_totals(view: View, cards: list[int]) -> Searched | None:
+def play_totals(view: View, cards: list[int], margins: bool = True) -> Searched | None:
     """The searched value of each of `cards` (the legal plays, in the view's order)
     over the sampled hands (`Searched`); None when the hand is too long to search
-    (`SOLVE_FROM`)."""
+    (`SOLVE_FROM`). Under Piquet au cent the value is the race's (`race_for`), and the
+    plain points are searched apart, only if `margins` (else they are left at 0)."""
     k = know(view)
     n = bin(k.hand).count("1")
     if n > SOLVE_FROM:
@@ -117,20 +119,31 @@ def play_totals(view: View, cards: list[int]) -> Searched | None:
     trick = view["trick"]
     led = CARD_OF[trick["cards"][0][0]] if trick else None
     leader = 0 if led is None else 1
+    race = race_for(view)
     weight = _weights(view, n)
     totals = dict.fromkeys(cards, 0.0)
     points = dict.fromkeys(cards, 0.0)
     nodes = 0
     solved = 0
     for h in hands:
-        solver = solver_for(view)
-        values = solver.moves(k.hand, h, leader, t0, led, 0)
+        if race is not None:
+            search = race()
+            raced = search.moves(k.hand, h, leader, t0, led, 0)
+            nodes += search.nodes
+        if race is None or margins:
+            solver = solver_for(view)
+            values = solver.moves(k.hand, h, leader, t0, led, 0)
+            nodes += solver.nodes
         for c in cards:
-            v = values[_rep(c, k.hand, h)]
-            points[c] += v
-            totals[c] += weight(v)
+            r = _rep(c, k.hand, h)
+            if race is None:
+                points[c] += values[r]
+                totals[c] += weight(values[r])
+            else:
+                totals[c] += raced[r]
+                if margins:
+                    points[c] += values[r]
         solved += 1
-        nodes += solver.nodes
         if nodes > NODE_BUDGET:
             break
     return Searched(totals, points, solved)
@@ -159,6 +172,40 @@ def solver_for(view: View) -> Solver:
     """A solver for this seat's deal (seat 0 is this seat): the pique while it is still
     possible, and the rules' cards towards pique."""
     return Solver(_pique(view), rules_of(view).cards_towards_pique)
+
+
+def race_for(view: View) -> Callable[[], Race] | None:
+    """Under Piquet au cent, a maker of this seat's race (race.py: seat 0 is this seat)
+    from the game's scores now: each end of the deal worth its points and GAME_POINTS a
+    game on what it does to the game (`games`: a game won or lost there, a double if
+    the loser is under 50; else the game's chances after the deal); else None."""
+    rules = rules_of(view)
+    if rules.game != "au_cent":
+        return None
+    seat = view["seat"]
+    told = view["games"]
+    mine, hers = told["scores"][seat], told["scores"][1 - seat]
+    elder = view["elder"] == seat
+    won = told["won"]
+    known: dict[tuple[int, int, int | None], float] = {}
+
+    def value(p0: int, p1: int, winner: int | None) -> float:
+        key = (p0, p1, winner)
+        v = known.get(key)
+        if v is None:
+            if winner is None:
+                game = games.equity(mine + p0, hers + p1, not elder, won, seat)
+            else:
+                double = (hers + p1 if winner == 0 else mine + p0) < DOUBLE_UNDER
+                ends = (1.0, float(double), 0.0, 0.0) if winner == 0 \
+                    else (0.0, 0.0, 1.0, float(double))
+                game = games.worth(ends, won, seat)
+            v = known[key] = p0 - p1 + GAME_POINTS * game
+        return v
+
+    need = (GAME_TO - mine, GAME_TO - hers)
+    pique = _pique(view)
+    return lambda: Race(need, value, pique, rules.cards_towards_pique)
 
 
 def _pique(view: View) -> tuple[int, int] | None:
@@ -371,8 +418,8 @@ def exchange_candidates(k: Knowledge, legal: list[Action],
     """The discards strong weighs, as (count, mask), in the order it weighs them: its
     full allowance (and, as elder, one card fewer; as younger under Piquet au cent,
     none: standing pat), each the good level's best `EXCHANGE_CANDIDATES` by the kept
-    cards' value; under carte rouge, also the best `ROUGE_CANDIDATES` that keep only
-    cards lying in a combination."""
+    cards' value; under carte rouge, also the best `ROUGE_CANDIDATES` throwing as few as
+    it may, or just the cards in no combination, that keep only cards lying in one."""
     rule = next(e for e in legal if e["type"] == "discard")
     elder = k.i_am_elder
     ns = [rule["max"]] if not elder else sorted(
@@ -384,9 +431,17 @@ def exchange_candidates(k: Knowledge, legal: list[Action],
         cs = _candidates(k.hand, n)
         cs.sort(key=lambda d: -hand_value(k.hand & ~d, elder))
         cands.extend((n, d) for d in cs[:EXCHANGE_CANDIDATES])
-        if rules.carte_rouge:
-            rouge = [d for d in cs[EXCHANGE_CANDIDATES:] if all_in_combinations(k.hand & ~d)]
-            cands.extend((n, d) for d in rouge[:ROUGE_CANDIDATES])
+    if rules.carte_rouge:
+        # As few as it may throw, or just the cards in no combination: what it keeps all
+        # scores, and a card drawn may fit (a card of the point's suit always does).
+        point, runs, sets = combination_cards(k.hand)
+        outside = bin(k.hand & ~(point | runs | sets)).count("1")
+        known = set(cands)
+        for n in sorted({rule["min"], min(max(outside, rule["min"]), rule["max"])}):
+            cs = [d for d in _candidates(k.hand, n) if all_in_combinations(k.hand & ~d)
+                  and (n, d) not in known]
+            cs.sort(key=lambda d: -hand_value(k.hand & ~d, elder))
+            cands.extend((n, d) for d in cs[:ROUGE_CANDIDATES])
     return cands
 
 
