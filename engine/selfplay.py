@@ -221,7 +221,8 @@ def run(parties: int, seed: int, a: str = "computer", b: str = "random",
     return summary
 
 
-def _rules(text: str) -> Rules:
+def rules_argument(text: str) -> Rules:
+    """`--rules`' value (`Rules.from_names`), refused in words."""
     try:
         return Rules.from_names(text)
     except ValueError as exc:
@@ -236,7 +237,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--a", choices=sorted(POLICIES), default="computer")
     parser.add_argument("--b", choices=sorted(POLICIES), default="random")
-    parser.add_argument("--rules", type=_rules, default=RUBICON, metavar="NAMES",
+    parser.add_argument("--rules", type=rules_argument, default=RUBICON, metavar="NAMES",
                         help="the variants, separated by commas: au_cent, "
                              "cards_towards_pique, carte_rouge, one_more (e.g. "
                              "au_cent,carte_rouge; default: Rubicon Piquet)")
