@@ -45,20 +45,22 @@ class Race:
     def moves(self, h0: int, h1: int, leader: int, t0: int, led: int | None,
               mover: int) -> dict[int, float]:
         """The value (`value`, for seat 0) of each of `mover`'s distinct legal cards, the
-        points counted from here (a card already led has scored)."""
-        out: dict[int, float] = {}
+        points counted from here (a card already led has scored). A seat that needs
+        nothing more (its calls after the first lead reach 100 before it) has won
+        whatever is played."""
+        hand, other = (h0, h1) if mover == 0 else (h1, h0)
+        if led is not None:
+            suit = hand & (0xFF << (led & 0x18))
+            hand, other = suit or hand, other | (1 << led)
+        cards = _groups(hand, other)
+        for seat in (0, 1):
+            if self.need[seat] <= 0:
+                return dict.fromkeys(cards, self.value(0, 0, seat))
         if led is None:
-            hand = h0 if mover == 0 else h1
-            for c in _groups(hand, h1 if mover == 0 else h0):
-                out[c] = self._lead(h0, h1, leader, t0, 0, 0, c, -INF, INF)
-            return out
-        fh = h0 if mover == 0 else h1
-        lh = h1 if mover == 0 else h0
-        suit = fh & (0xFF << (led & 0x18))
-        held = self._held(leader, fh, t0)
-        for c in _groups(suit if suit else fh, lh | (1 << led)):
-            out[c] = self._close(h0, h1, leader, t0, 0, 0, led, c, held, -INF, INF)
-        return out
+            return {c: self._lead(h0, h1, leader, t0, 0, 0, c, -INF, INF) for c in cards}
+        held = self._held(leader, h0 if mover == 0 else h1, t0)
+        return {c: self._close(h0, h1, leader, t0, 0, 0, led, c, held, -INF, INF)
+                for c in cards}
 
     def _start(self, h0: int, h1: int, leader: int, t0: int, p0: int, p1: int,
                a: float, b: float) -> float:

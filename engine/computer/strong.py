@@ -35,6 +35,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from typing import NamedTuple
@@ -127,7 +128,7 @@ def play_totals(view: View, cards: list[int], margins: bool = True) -> Searched 
     solved = 0
     for h in hands:
         if race is not None:
-            search = race()
+            search = race(h)
             raced = search.moves(k.hand, h, leader, t0, led, 0)
             nodes += search.nodes
         if race is None or margins:
@@ -174,11 +175,13 @@ def solver_for(view: View) -> Solver:
     return Solver(_pique(view), rules_of(view).cards_towards_pique)
 
 
-def race_for(view: View) -> Callable[[], Race] | None:
+def race_for(view: View) -> Callable[[int], Race] | None:
     """Under Piquet au cent, a maker of this seat's race (race.py: seat 0 is this seat)
-    from the game's scores now: each end of the deal worth its points and GAME_POINTS a
-    game on what it does to the game (`games`: a game won or lost there, a double if
-    the loser is under 50; else the game's chances after the deal); else None."""
+    for a hand she may hold, from the game's scores now: each end of the deal worth its
+    points and GAME_POINTS a game on what it does to the game (`games`: a game won or
+    lost there, a double if the loser is under 50; else the game's chances after the
+    deal); else None. As elder before his first lead, what her calls still to come will
+    score (from that hand) comes first: they reckon before his lead."""
     rules = rules_of(view)
     if rules.game != "au_cent":
         return None
@@ -187,12 +190,15 @@ def race_for(view: View) -> Callable[[], Race] | None:
     mine, hers = told["scores"][seat], told["scores"][1 - seat]
     elder = view["elder"] == seat
     won = told["won"]
-    known: dict[tuple[int, int, int | None], float] = {}
+    owed = _owed(view)
+    deal = view["scores"]["deal"]
+    known: dict[tuple[int, int, int, int | None], float] = {}
 
-    def value(p0: int, p1: int, winner: int | None) -> float:
-        key = (p0, p1, winner)
+    def value(first: int, p0: int, p1: int, winner: int | None) -> float:
+        key = (first, p0, p1, winner)
         v = known.get(key)
         if v is None:
+            p1 += first
             if winner is None:
                 game = games.equity(mine + p0, hers + p1, not elder, won, seat)
             else:
@@ -203,9 +209,36 @@ def race_for(view: View) -> Callable[[], Race] | None:
             v = known[key] = p0 - p1 + GAME_POINTS * game
         return v
 
-    need = (GAME_TO - mine, GAME_TO - hers)
     pique = _pique(view)
-    return lambda: Race(need, value, pique, rules.cards_towards_pique)
+
+    def make(her_hand: int) -> Race:
+        first = sum(_calls(category, her_hand) for category in owed)
+        if first and not deal[seat] and deal[1 - seat] + first >= 30:
+            first += 60  # her repique
+        return Race((GAME_TO - mine, GAME_TO - hers - first),
+                    functools.partial(value, first), pique, rules.cards_towards_pique)
+
+    return make
+
+
+def _owed(view: View) -> tuple[str, ...]:
+    """As elder before his first lead, the categories younger is still to call: she calls
+    after the lead, and they reckon before it."""
+    seat = view["seat"]
+    if seat != view["elder"] or view["tricks"] or view["trick"]:
+        return ()
+    return tuple(d["category"] for d in view["declarations"]
+                 if d["owed"] == "call" and d["to_speak"] == 1 - seat)
+
+
+def _calls(category: str, hand: int) -> int:
+    """What calling everything in `category` scores from `hand` (the best and the
+    lesser calls)."""
+    if category == "point":
+        return _point(hand)[1]
+    if category == "sequence":
+        return sequences(hand)[1]
+    return _sets(hand)[1]
 
 
 def _pique(view: View) -> tuple[int, int] | None:

@@ -13,7 +13,6 @@ does not depend on how many hands it imagines, and the check stays quick.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import random
 from collections.abc import Iterator
@@ -30,6 +29,7 @@ from engine.computer.solver import Solver
 from engine.selfplay import play_partie, run
 from engine.variants import EVERY_RULES, RUBICON
 from tests.engine.kit import fill
+from tests.engine.learnkit import race_deal
 
 PARTIES = int(os.environ.get("PIQUET_VARIANT_LEVEL_PARTIES", "1"))
 PAIRS = [("basic", "basic"), ("basic", "good"), ("good", "good"), ("basic", "strong"),
@@ -142,30 +142,12 @@ def test_the_race_counts_points_in_the_order_they_are_made() -> None:
     assert raced[ace] == 102 and raced[seven] == -100
 
 
-def _lead_view(rules: Rules, game: tuple[int, int]) -> dict[str, Any]:
-    """Elder's (seat 0's) first lead of a stacked deal in which nobody scores in the
-    declaring (the point equal, no sequence, no set), the game standing at `game`."""
-    elder = "AS 9S JS 8H 10H QH 7C 9C JC 8D 10D QD"
-    younger = "KS 10S 8S 9H JH KH 8C 10C QC 9D JD KD"
-    s = engine.new_partie(seed=7, rules=rules, first_dealer=1,
-                          hands=[fill(elder, younger, "7S QS AH 7H AC KC AD 7D")])
-    if game != (0, 0):
-        zero = (0,) * 10
-        s = dataclasses.replace(s, sheet=(game,), sheet_parts=((zero, zero),))
-    s = engine.apply(s, 0, {"type": "discard", "cards": ["8H"], "expose": False})
-    s = engine.apply(s, 1, {"type": "discard", "cards": ["8C"], "expose": False})
-    while s.step is not Step.LEAD or engine.view(s, 0)["scores"]["deal"] != [0, 0]:
-        seat = s.to_move
-        assert seat is not None and s.step is not Step.DEAL_OVER, s.step
-        s = engine.apply(s, seat, decide("basic", engine.view(s, seat)))
-    return engine.view(s, 0)
-
-
 def test_strong_leads_to_reach_100_before_her_under_au_cent() -> None:
     """The game stands at 98 to 99, elder to lead: one more point each and she has won,
     so his lead must be a card she cannot take (and then his next lead reaches 100).
     Searching the points to the end of the deal, a lead she can take looks as good."""
-    v = _lead_view(AU_CENT, (98, 99))
+    _, steps = race_deal()
+    v = engine.view(steps[-1][2], 0)
     assert v["games"]["scores"] == [98, 99] and v["step"] == "lead"
     cards = [CARD_OF[e["card"]] for e in v["legal"]]
     searched = strong.play_totals(v, cards)
