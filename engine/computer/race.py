@@ -22,6 +22,7 @@ from engine.computer.solver import (
     _groups,
     _lead_order,
     answers,
+    bounds,
     pique_at_lead,
     pique_at_win,
 )
@@ -81,14 +82,7 @@ class Race:
         hand, other = (h0, h1) if leader == 0 else (h1, h0)
         best = self._choose(leader, _lead_order(hand, other), a, b,
                             lambda c, x, y: self._lead(h0, h1, leader, t0, p0, p1, c, x, y))
-        lo, hi = entry if entry is not None else (-INF, INF)
-        if best <= a0:
-            hi = min(hi, best)
-        elif best >= b0:
-            lo = max(lo, best)
-        else:
-            lo = hi = best
-        self.table[key] = (lo, hi)
+        self.table[key] = bounds(entry, best, a0, b0)
         return best
 
     @staticmethod

@@ -124,14 +124,7 @@ class Solver:
         lead_hand = h0 if leader == 0 else h1
         other = h1 if leader == 0 else h0
         best = self._best(h0, h1, leader, t0, None, 0, _lead_order(lead_hand, other), a, b)
-        lo, hi = entry if entry is not None else (-INF, INF)
-        if best <= a0:
-            hi = min(hi, best)
-        elif best >= b0:
-            lo = max(lo, best)
-        else:
-            lo = hi = best
-        self.table[key] = (lo, hi)
+        self.table[key] = bounds(entry, best, a0, b0)
         return best
 
     def second(self, h0: int, h1: int, leader: int, t0: int, led: int, a: int, b: int) -> int:
@@ -222,6 +215,21 @@ class Solver:
         for c in _groups(suit if suit else fh, lh | (1 << led)):
             out[c] = self._best(h0, h1, leader, t0, led, lead_pt, (c,), -INF, INF, held)
         return out
+
+
+_N = TypeVar("_N", int, float)
+
+
+def bounds(entry: tuple[_N, _N] | None, best: _N, a: _N, b: _N) -> tuple[_N, _N]:
+    """A position's bounds in the table once searched within the window (a, b) to
+    `best`: an upper bound if it failed low, a lower one if it failed high, else exact;
+    `entry` the bounds it had."""
+    lo, hi = entry if entry is not None else (-INF, INF)
+    if best <= a:
+        return lo, min(hi, best)
+    if best >= b:
+        return max(lo, best), hi
+    return best, best
 
 
 def pique_at_lead(pique: tuple[int, int], cards_at_seventh: bool, follower_hand: int,

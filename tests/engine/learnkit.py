@@ -72,19 +72,22 @@ def under_way(s: State, game: tuple[int, int] | None) -> State:
 
 
 def race_deal() -> tuple[State, Steps]:
-    """Piquet au cent, the game standing at 98 to 99, a stacked deal in which nobody
-    scores in the declaring (the point equal, no sequence, no set), played by the basic
-    level to elder's (seat 0's) first lead: one point more each and she has won, so his
-    lead must be a card she cannot take. The deal's start and its steps."""
-    elder = "AS 9S JS 8H 10H QH 7C 9C JC 8D 10D QD"
-    younger = "KS 10S 8S 9H JH KH 8C 10C QC 9D JD KD"
+    """Piquet au cent, the game standing at 95 to 99, a stacked deal played by the basic
+    level to elder's (seat 0's) first lead: the point is equal (four cards, 38), so are
+    the sequences (a tierce to the ten each), and elder's three tens score 3: 98 to 99,
+    younger owed no call. One point more each and she has won, so his lead must be a
+    card she cannot take (the ace of spades), then his next lead reaches 100. The
+    deal's start and its steps."""
+    elder = "AS 10S 9S 8S 10H 7H QH 10C 7C JC 7D KD"  # he throws the king, draws the jack
+    younger = "AD 10D 9D 8D 7S JS 8H 9H KH 8C 9C AH"  # she throws the ace, draws the queen
     start = under_way(engine.new_partie(
         seed=7, rules=Rules(game="au_cent"), first_dealer=1,
-        hands=[fill(elder, younger, "7S QS AH 7H AC KC AD 7D")]), (98, 99))
-    script = [{"type": "discard", "cards": ["8H"], "expose": False},
-              {"type": "discard", "cards": ["8C"], "expose": False}]
+        hands=[fill(elder, younger, "JD QC QS KS JH KC AC QD")]), (95, 99))
+    script = [{"type": "discard", "cards": ["KD"], "expose": False},
+              {"type": "discard", "cards": ["AH"], "expose": False}]
     s, steps = drive(start, [level("basic"), level("basic")], until=Step.LEAD, script=script)
-    assert engine.view(s, 0)["scores"]["deal"] == [0, 0] and s.to_move == 0
+    v = engine.view(s, 0)
+    assert v["games"]["scores"] == [98, 99] and s.to_move == 0 and not s.younger_queue
     return start, steps
 
 
