@@ -16,6 +16,7 @@ them too; the same cards as one, and the same orders of leads and answers, as so
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 
 from engine.computer.solver import (
     INF,
@@ -60,7 +61,7 @@ class Race:
         if led is None:
             return {c: self._lead(h0, h1, leader, t0, 0, 0, c, -INF, INF) for c in cards}
         held = self._held(leader, h0 if mover == 0 else h1, t0)
-        return {c: self._close(h0, h1, leader, t0, 0, 0, led, c, held, -INF, INF)
+        return {c: self._close(h0, h1, leader, t0, 0, 0, led, held, c, -INF, INF)
                 for c in cards}
 
     def _start(self, h0: int, h1: int, leader: int, t0: int, p0: int, p1: int,
@@ -81,7 +82,7 @@ class Race:
         a0, b0 = a, b
         hand, other = (h0, h1) if leader == 0 else (h1, h0)
         best = self._choose(leader, _lead_order(hand, other), a, b,
-                            lambda c, x, y: self._lead(h0, h1, leader, t0, p0, p1, c, x, y))
+                            partial(self._lead, h0, h1, leader, t0, p0, p1))
         self.table[key] = bounds(entry, best, a0, b0)
         return best
 
@@ -93,11 +94,14 @@ class Race:
         for c in order:
             v = child(c, a, b)
             if mover == 0:
-                best = max(best, v)
-                a = max(a, best)
-            else:
-                best = min(best, v)
-                b = min(b, best)
+                if v > best:
+                    best = v
+                    if v > a:
+                        a = v
+            elif v < best:
+                best = v
+                if v < b:
+                    b = v
             if a >= b:
                 break
         return best
@@ -118,8 +122,7 @@ class Race:
             return self.value(p0, p1, leader)
         held = self._held(leader, fh, t0)
         return self._choose(1 - leader, answers(fh, lh, led), a, b,
-                            lambda c, x, y: self._close(h0, h1, leader, t0, p0, p1, led, c,
-                                                        held, x, y))
+                            partial(self._close, h0, h1, leader, t0, p0, p1, led, held))
 
     def _held(self, leader: int, follower_hand: int, t0: int) -> int:
         """The pique the leader (elder) makes by winning this trick: 30 or nothing."""
@@ -128,7 +131,7 @@ class Race:
         return abs(pique_at_win(self.pique, self.cards_at_seventh, follower_hand, t0))
 
     def _close(self, h0: int, h1: int, leader: int, t0: int, p0: int, p1: int, led: int,
-               card: int, held: int, a: float, b: float) -> float:
+               held: int, card: int, a: float, b: float) -> float:
         """The follower plays `card` to `led`: the trick's points to its winner, then the
         next trick, unless the winner has reached 100."""
         follower = 1 - leader
