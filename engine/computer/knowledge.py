@@ -331,7 +331,9 @@ _RULES: dict[tuple[tuple[str, Any], ...], Rules] = {}
 def view_rng(view: dict[str, Any], salt: str = "") -> random.Random:
     """A generator seeded from the view itself: the same view, the same numbers."""
     # (The rules in force and au cent's games are left out: a seat's numbers under Rubicon
-    # Piquet stay what they were before the view carried them.)
+    # Piquet stay what they were before the view carried them. The decision still reads
+    # both from the view, so it stays a function of the view; the same deal under other
+    # rules draws the same samples and weighs them by its own rules.)
     data = {k: v for k, v in view.items() if k not in ("log", "rules", "games")}
     digest = hashlib.blake2b((salt + json.dumps(data, sort_keys=True)).encode(),
                              digest_size=8).digest()
