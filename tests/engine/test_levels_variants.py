@@ -116,13 +116,15 @@ def test_strong_values_the_game_not_the_six_deals_under_au_cent() -> None:
     assert 20 <= far(10) - far(-10) < (near(10) - near(-10)) / 2
 
 
+def _m(text: str) -> int:
+    """Cards as a mask (knowledge.py)."""
+    return sum(1 << CARD_OF[c] for c in text.split())
+
+
 def _race_position() -> tuple[int, int]:
     """Two tricks left. Seat 0 leads with the ace of spades and the seven of hearts, she
     holds the king of spades and the eight of hearts."""
-    def m(text: str) -> int:
-        return sum(1 << CARD_OF[c] for c in text.split())
-
-    return m("AS 7H"), m("KS 8H")
+    return _m("AS 7H"), _m("KS 8H")
 
 
 def test_the_race_counts_points_in_the_order_they_are_made() -> None:
@@ -169,11 +171,8 @@ def test_the_cards_at_the_seventh_trick_make_a_pique_in_the_solver() -> None:
     """Elder (seat 0) has 13 points before the play and holds seven masters: seven leads
     and the cards' 10 at his seventh trick make thirty, a pique, only with the cards
     towards pique."""
-    def m(text: str) -> int:
-        return sum(1 << CARD_OF[c] for c in text.split())
-
-    elder = m("AS KS QS JS AH KH QH 7C 8C 9C 7D 8D")
-    younger = m("10S 9S JH 10H AC KC QC JC AD KD QD JD")
+    elder = _m("AS KS QS JS AH KH QH 7C 8C 9C 7D 8D")
+    younger = _m("10S 9S JH 10H AC KC QC JC AD KD QD JD")
     plain = Solver((0, 13)).moves(elder, younger, 0, 0, None, 0)
     seventh = Solver((0, 13), cards_at_seventh=True).moves(elder, younger, 0, 0, None, 0)
     ace = CARD_OF["AS"]
@@ -192,10 +191,6 @@ def test_strong_reads_the_cards_already_won_at_the_seventh_trick() -> None:
 
 
 # --------------------------------------------------------------------------- carte rouge
-
-
-def _m(text: str) -> int:
-    return sum(1 << CARD_OF[c] for c in text.split())
 
 
 # Every card in a combination: six hearts for the point, two tierces in them, three aces
