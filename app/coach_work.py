@@ -39,12 +39,13 @@ def hint_for(view: dict[str, Any]) -> dict[str, Any]:
 
 def record_for(start: Start, entries: Sequence[str], seat: int | None, names: Sequence[str],
                meta: dict[str, Any]) -> dict[str, Any]:
-    """The record of the partie so far, as `seat` saw it (None: a watcher)."""
+    """The record of the partie so far, as `seat` saw it (None: a watcher), under the
+    rules it is played under (the record says them)."""
     from engine.record import RecordBuilder
 
     builder = RecordBuilder(seat, names, meta)
     builder.start(engine.new_partie(start.seed, first_dealer=start.first_dealer,
-                                    pack=start.first_pack))
+                                    pack=start.first_pack, rules=start.rules))
     for actor, action, state in _states(start, entries):
         if actor == engine.NO_SEAT and action.get("type") == "abandon":
             builder.end(state)

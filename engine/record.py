@@ -6,6 +6,7 @@ holds only what the whole table saw. It is plain JSON:
 
     {"format": "piquet-record", "version": 1, "seat": 0 | 1 | null,
      "names": [name0, name1], "meta": {...},
+     "rules": <the rules of the partie, engine.Rules.to_json()>,
      "start": <the seat's view before the first action, its log included>,
      "deals": [{"number": n, "steps": [
          {"actor": 0 | 1, "action": <as this seat knows it>,
@@ -27,8 +28,10 @@ that renders views can replay the record step by step without the rules.
 a record does not depend on how the cards were dealt); `record_of` replays a list of
 actions through it. `dumps` / `loads` write and read the JSON, `loads` checking it
 against `RECORD_SCHEMA` (JSON Schema, draft 2020-12) and the rules a schema cannot say
-(every view is the record's seat's; the other seat's discards carry no cards), and
-raising `RecordError` quoting what is wrong.
+(every view is the record's seat's and under the record's rules; the other seat's
+discards carry no cards), and raising `RecordError` quoting what is wrong. `rules_of`
+reads the rules a record was played under (a record made before records or views
+carried them was Rubicon Piquet's).
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from engine.actions import Action, Answer, Call, Discard, parse_action
 from engine.cards import sort_hand
 from engine.rules import apply
 from engine.state import State, Step
+from engine.variants import GAMES, RUBICON, TIES, Rules
 from engine.view import deal_log, public_view, view
 
 FORMAT = "piquet-record"
@@ -71,6 +75,7 @@ class RecordBuilder:
         self.names = list(names)
         self.meta = dict(meta or {})
         self._start: dict[str, Any] | None = None
+        self._rules: Rules = RUBICON
         self._deals: list[dict[str, Any]] = []
         self._last: State | None = None
 
@@ -84,6 +89,7 @@ class RecordBuilder:
         if self._last is not None:
             raise ValueError("this record has already started")
         self._start = self._view(state, log=True)
+        self._rules = state.rules
         self._last = state
 
     def add(self, seat: int, action: Action | Mapping[str, Any], state: State) -> None:
@@ -151,8 +157,8 @@ class RecordBuilder:
             raise ValueError("start(state) comes before record()")
         end = self._view(self._last, log=False)
         record = {"format": FORMAT, "version": VERSION, "seat": self.seat,
-                  "names": self.names, "meta": self.meta, "start": self._start,
-                  "deals": self._deals, "result": end["result"]}
+                  "names": self.names, "meta": self.meta, "rules": self._rules.to_json(),
+                  "start": self._start, "deals": self._deals, "result": end["result"]}
         copied: dict[str, Any] = json.loads(json.dumps(record))
         return copied
 
@@ -208,6 +214,9 @@ RECORD_SCHEMA: dict[str, Any] = {
         "names": {"type": "array", "items": {"type": "string"}, "minItems": 2,
                   "maxItems": 2},
         "meta": {"type": "object"},
+        # The rules the partie was played under (engine.Rules.to_json; RULES.md §8). A
+        # record without them (made before records carried them) is Rubicon Piquet's.
+        "rules": {"$ref": "#/$defs/rules"},
         "start": {"$ref": "#/$defs/view"},
         "deals": {"type": "array", "items": {"$ref": "#/$defs/deal"}},
         "result": {"type": ["object", "null"]},
@@ -220,6 +229,14 @@ RECORD_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
     "$defs": {
         "card": {"type": "string", "pattern": _CARD},
+        "rules": {
+            "type": "object",
+            "properties": {"game": {"enum": list(GAMES)},
+                           "cards_towards_pique": {"type": "boolean"},
+                           "carte_rouge": {"type": "boolean"},
+                           "tie": {"enum": list(TIES)}},
+            "additionalProperties": False,
+        },
         "deal": {
             "type": "object", "required": ["number", "steps"],
             "properties": {"number": {"type": "integer", "minimum": 0},
@@ -316,11 +333,28 @@ def loads(text: str | bytes) -> dict[str, Any]:
     return record
 
 
+def rules_of(record: Mapping[str, Any]) -> Rules:
+    """The rules a record's partie was played under: its `rules`; for a record made
+    before records carried them, its views' (once views told them), else Rubicon
+    Piquet's. RecordError for rules that make no sense (a tie rule under au cent)."""
+    told = record.get("rules")
+    if told is None:
+        start = record.get("start")
+        told = start.get("rules") if isinstance(start, Mapping) else None
+    if told is None:
+        return RUBICON
+    try:
+        return Rules.from_json(told)
+    except ValueError as exc:
+        raise RecordError(f"$.rules: {exc}") from None
+
+
 def check(record: Any) -> None:
     """Raise RecordError unless `record` is a record: it keeps RECORD_SCHEMA, and it is
-    one seat's: every view is that seat's, a watcher's hold no hand, the other seat's
-    actions are only as told, the deals come in order."""
+    one seat's: every view is that seat's and under the record's rules, a watcher's hold
+    no hand, the other seat's actions are only as told, the deals come in order."""
     _validate(RECORD_SCHEMA, record, "$", RECORD_SCHEMA)
+    rules = rules_of(record).to_json()
     seat = record["seat"]
     views = [("$.start", record["start"])]
     last = -1
@@ -347,6 +381,9 @@ def check(record: Any) -> None:
         if v["seat"] != seat:
             raise RecordError(f"{where}.seat: a view for seat {v['seat']!r} in a record for "
                               f"seat {seat!r}")
+        if v.get("rules", rules) != rules:
+            raise RecordError(f"{where}.rules: a view under {_quote(v['rules'])} in a record "
+                              f"under {_quote(rules)}")
         if seat is None and (v["hand"] or v["discards"] or v["seen_stock"]):
             raise RecordError(f"{where}: a watcher's view holds cards of a hand: "
                               f"{_quote({k: v[k] for k in ('hand', 'discards')})}")

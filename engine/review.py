@@ -15,6 +15,9 @@ stock nobody saw) get the same review. How each decision is reckoned:
   played and the strong level's card are scored exactly by the solver on the true hands
   (with the pique while it is alive, as the strong level reads it), in points for the
   seat less points for her to the end of the deal; the cost is the difference. Exact.
+  Under Piquet au cent the race (race.py) scores them, the points counted in their order
+  to the 100 that ends the game, and a game won or lost counts 100 points (a double
+  200), as the strong level weighs it (`strong.race_for`).
 - the exchange: the strong level's own estimate from the seat's view then, over its
   sampled stocks and hands (`strong.exchange_values`), in the deal's points (`_outcome`),
   listed only where its partie measure (`strong.partie_value`) prefers its own discard
@@ -40,10 +43,15 @@ from typing import Any
 
 from engine.cards import CARD_NAMES
 from engine.computer import strong
-from engine.computer.advice import canonical, discard_label, entry_label, keeps_words, shorts
+from engine.computer.advice import (
+    canonical,
+    discard_label,
+    entry_label,
+    keeps_words,
+    throw_words,
+)
 from engine.computer.knowledge import CARD_OF, PIPS, SUIT_MASK, bits, know, mask, view_rng
 from engine.computer.sampler import sample_hands
-from engine.computer.solver import Solver
 
 View = dict[str, Any]
 Action = dict[str, Any]
@@ -177,10 +185,11 @@ def _play(view: View, action: Action, final: View) -> dict[str, Any] | None:
     hand = mask(CARD_OF[c] for c in view["hand"])
     trick = view["trick"]
     led = CARD_OF[trick["cards"][0][0]] if trick else None
-    solver = Solver(strong._pique(view))
-    values = solver.moves(hand, hers, 0 if led is None else 1, view["tricks_won"][seat], led, 0)
+    race = strong.race_for(view)  # under au cent: the game ends at 100
+    search = strong.solver_for(view) if race is None else race(hers)
+    values = search.moves(hand, hers, 0 if led is None else 1, view["tricks_won"][seat], led, 0)
 
-    def value(code: str) -> int:
+    def value(code: str) -> float:
         return values[strong._rep(CARD_OF[code], hand, hers)]
 
     cost = value(theirs["card"]) - value(action["card"])
@@ -217,8 +226,9 @@ def _exchange(view: View, action: Action) -> dict[str, Any] | None:
     # sake alone, the points may show no cost, and nothing is listed.
     cost = (weighed[best].points - weighed[mine].points) / strong.EXCHANGE_SAMPLES
     hand = mask(CARD_OF[c] for c in view["hand"])
-    text = (f"the exchange, throwing {shorts(action['cards'])} ({_minus(cost, True)}; the "
-            f"strong level throws {shorts(theirs['cards'])}: it "
+    text = (f"the exchange, {throw_words(action['cards'], 'throwing')} "
+            f"({_minus(cost, True)}; the strong level "
+            f"{throw_words(theirs['cards'], 'throws')}: it "
             f"{keeps_words(hand & ~best)})")
     item = _item("exchange", view, action, theirs, cost, False, text)
     item["you"]["label"] = discard_label(action["cards"])

@@ -82,6 +82,28 @@ class Rules:
                              "cent ends at 100, never level")
         return cls(**cast(dict[str, Any], obj))
 
+    @classmethod
+    def from_names(cls, text: str) -> Rules:
+        """The rules from a list of names separated by commas, as a command line takes
+        them: "au_cent", "cards_towards_pique", "carte_rouge", "one_more" (or
+        "rubicon", or nothing: Rubicon Piquet). ValueError, in words, for another name or
+        a combination that makes no sense."""
+        chosen: dict[str, Any] = {}
+        for name in (n.strip() for n in text.split(",")):
+            if name in ("", "rubicon"):
+                continue
+            if name not in NAMES:
+                raise ValueError(f"no such rule: {name!r} (the rules are "
+                                 f"{', '.join(NAMES)}, separated by commas)")
+            key, value = NAMES[name]
+            chosen[key] = value
+        return cls(**chosen)
+
+    def names(self) -> str:
+        """`from_names`' form of these rules ("rubicon" for Rubicon Piquet's own)."""
+        out = [name for name, (key, value) in NAMES.items() if getattr(self, key) == value]
+        return ",".join(out) or "rubicon"
+
     def describe(self) -> str:
         """The rules in a few words, e.g. "Piquet au cent, carte rouge"."""
         words = ["Rubicon Piquet" if self.game == "rubicon" else "Piquet au cent"]
@@ -95,3 +117,14 @@ class Rules:
 
 
 RUBICON = Rules()
+
+# The command line's names of the variants (`Rules.from_names`): each sets one field.
+NAMES: dict[str, tuple[str, Any]] = {
+    "au_cent": ("game", "au_cent"), "cards_towards_pique": ("cards_towards_pique", True),
+    "carte_rouge": ("carte_rouge", True), "one_more": ("tie", "one_more")}
+
+EVERY_RULES: tuple[Rules, ...] = tuple(
+    Rules(game=g, cards_towards_pique=c, carte_rouge=r, tie=t)
+    for g in GAMES for c in (False, True) for r in (False, True)
+    for t in (TIES if g == "rubicon" else ("two_more",)))
+"""Every combination of the variants (12), Rubicon Piquet's own first."""

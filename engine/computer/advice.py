@@ -98,7 +98,15 @@ def discard_action(cards: int) -> Action:
 
 
 def discard_label(codes: list[str]) -> str:
-    return "Discard " + shorts(codes)
+    return "Discard " + shorts(codes) if codes else "Stand pat"
+
+
+def throw_words(codes: list[str], verb: str = "Throw") -> str:
+    """A discard in words: "Throw 7♣ 8♣", or standing pat (younger, Piquet au cent);
+    `verb` "throwing" or "throws" for the other forms."""
+    if codes:
+        return f"{verb} {shorts(codes)}"
+    return {"Throw": "Stand pat", "throwing": "standing pat", "throws": "stands pat"}[verb]
 
 
 def _exchange(view: View, legal: list[Action]) -> dict[str, Any]:
@@ -116,7 +124,7 @@ def _exchange(view: View, legal: list[Action]) -> dict[str, Any]:
         points = (total[d] - total[best]) / samples
         keeps = keeps_words(hand & ~d)
         if i == 0:
-            why = f"Throw {shorts(action['cards'])}: {keeps}"
+            why = f"{throw_words(action['cards'])}: {keeps}"
             if len(chosen) > 1:
                 why += _gap((total[best] - total[chosen[1]]) / samples,
                             discard_difference(chosen[1], best))
@@ -142,7 +150,7 @@ def discard_difference(other: int, best: int) -> str:
     kept = [CODE_OF[c] for c in bits(best & ~other)]
     n, m = bin(other).count("1"), bin(best).count("1")
     if n != m:
-        words = f"taking {NUMBER_WORDS[n]}"
+        words = f"taking {NUMBER_WORDS[n]}" if n else "standing pat"
         parts = []
         if thrown:
             parts.append(f"throwing {shorts(thrown)}")
@@ -303,7 +311,7 @@ def rule_why(view: View, action: Action, label: str) -> str:
     if kind == "next_deal":
         return "Deal the next hand"
     if kind == "discard":
-        return f"Throw {shorts(action['cards'])}: {keeps_words(_hand(view) & ~_cards(action))}"
+        return f"{throw_words(action['cards'])}: {keeps_words(_hand(view) & ~_cards(action))}"
     if kind == "call":
         combo = Combo(Category.from_word(action["category"]),
                       tuple(sorted((Card.parse(c) for c in action["cards"]),

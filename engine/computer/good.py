@@ -13,7 +13,9 @@ card played, how many the opponent took, the suits she has shown out of), and:
 - Declaring: as basic (calls everything it holds, answers honestly, asks to see),
   except that it sinks a lesser tierce (3 points) that is the whole of its suit,
   headed by a king or queen she may still beat, once she has scored or won a category
-  anyway and before the partie's last deal (`_lesser`): narrow on purpose.
+  anyway and before the partie's last deal (under Piquet au cent: while both seats
+  are far from 100), and never when it could cost a carte rouge (`_lesser`): narrow
+  on purpose.
 - Play: on lead it runs sure winners (cards no unseen card of their suit can beat),
   longest suit first; when it has none it leads from its longest suit, forcing out
   the master with touching honours, else a low card, keeping guards in short suits.
@@ -42,9 +44,11 @@ from engine.computer.knowledge import (
     bits,
     know,
     mask,
+    rules_of,
     suit_tricks,
     view_rng,
 )
+from engine.variants import GAME_TO
 
 
 def choose(view: View, press_next_deal: bool = False) -> Action:
@@ -122,6 +126,37 @@ def hand_value(hand: int, elder: bool) -> float:
     return value
 
 
+def combination_cards(hand: int) -> tuple[int, int, int]:
+    """The cards (masks) of a hand's combinations, by category: its best suit for the
+    point (the first of equals), every sequence, every set (ten up). A carte rouge
+    (RULES.md §8) is a hand every card of which lies in a combination that scored."""
+    point = 0
+    best = (0, 0)
+    for s in range(4):
+        suit = hand & SUIT_MASK[s]
+        if suit:
+            key = (bin(suit).count("1"), sum(PIPS[c] for c in bits(suit)))
+            if key > best:
+                best, point = key, suit
+    runs = 0
+    for s in range(4):
+        for length, top in _runs((hand >> (8 * s)) & 0xFF):
+            runs |= ((1 << length) - 1) << (8 * s + top - length + 1)
+    sets = 0
+    for r in range(3, 8):
+        rank = hand & (0x01010101 << r)
+        if bin(rank).count("1") >= 3:
+            sets |= rank
+    return point, runs, sets
+
+
+def all_in_combinations(hand: int) -> bool:
+    """Whether every card of `hand` lies in one of its combinations (`combination_cards`):
+    a carte rouge, if they all score."""
+    point, runs, sets = combination_cards(hand)
+    return point | runs | sets == hand
+
+
 def _candidates(hand: int, n: int) -> list[int]:
     """Sensible discards of `n` cards (masks): never a king or ace unless the suit is
     short and unguarded, keeping what makes sets."""
@@ -192,9 +227,11 @@ def _lesser(view: View, legal: list[Action]) -> Action:
     hers = "younger" if seat == view["elder"] else "elder"
     she_scores = view["scores"]["deal"][1 - seat] > 0 or any(
         d["outcome"] == hers for d in view["declarations"])
-    if not she_scores or view["deal_number"] >= view["deals_in_partie"]:
+    if not she_scores or _every_point_counts(view):
         return action
     k = know(view)
+    if rules_of(view).carte_rouge and _rouge_possible(view, k):
+        return action  # sunk, the tierce would not score: no carte rouge
     top = max(CARD_OF[code] for code in action["cards"])
     s = top >> 3
     beatable = k.opp_possible & SUIT_MASK[s] & ~((1 << (top + 1)) - 1)
@@ -202,6 +239,31 @@ def _lesser(view: View, legal: list[Action]) -> Action:
             e["type"] == "pass" for e in legal):
         return {"type": "pass"}  # "Done": the lesser calls left are worth 3 at most
     return action
+
+
+def _every_point_counts(view: View) -> bool:
+    """Where every point's place counts: the partie's last deal (Rubicon), or a game in
+    which a seat is within 30 of 100 (Piquet au cent)."""
+    if rules_of(view).game == "au_cent":
+        scores: list[int] = view["games"]["scores"]
+        return max(scores) >= GAME_TO - 30
+    last: bool = view["deal_number"] >= view["deals_in_partie"]
+    return last
+
+
+def _rouge_possible(view: View, k: Knowledge) -> bool:
+    """Whether the seat's twelve cards (its hand and what it has played) may all still
+    lie in combinations that score for it: those of each category it has won or not
+    yet lost (RULES.md §8, carte rouge)."""
+    twelve = k.hand | (k.played & ~k.opp_played)
+    mine = "elder" if k.i_am_elder else "younger"
+    outcomes = {d["category"]: d["outcome"] for d in view["declarations"]}
+    covered = 0
+    for category, cards in zip(("point", "sequence", "set"), combination_cards(twelve),
+                               strict=True):
+        if outcomes.get(category, "pending") in ("pending", mine):
+            covered |= cards
+    return covered == twelve
 
 
 # --------------------------------------------------------------------------- play

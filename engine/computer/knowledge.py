@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.cards import DECK, Card
+from engine.variants import RUBICON, Rules
 
 View = dict[str, Any]
 
@@ -311,10 +312,28 @@ def suit_tricks(suit: int) -> float:
     return min(t, n)
 
 
+def rules_of(view: View) -> Rules:
+    """The rules in force, as the view tells them (RULES.md §8); a view without them (a
+    record made before the view carried them) is Rubicon Piquet's."""
+    told = view.get("rules")
+    if told is None:
+        return RUBICON
+    key = tuple(sorted(told.items()))
+    known = _RULES.get(key)
+    if known is None:
+        known = _RULES[key] = Rules.from_json(told)
+    return known
+
+
+_RULES: dict[tuple[tuple[str, Any], ...], Rules] = {}
+
+
 def view_rng(view: dict[str, Any], salt: str = "") -> random.Random:
     """A generator seeded from the view itself: the same view, the same numbers."""
     # (The rules in force and au cent's games are left out: a seat's numbers under Rubicon
-    # Piquet stay what they were before the view carried them.)
+    # Piquet stay what they were before the view carried them. The decision still reads
+    # both from the view, so it stays a function of the view; the same deal under other
+    # rules draws the same samples and weighs them by its own rules.)
     data = {k: v for k, v in view.items() if k not in ("log", "rules", "games")}
     digest = hashlib.blake2b((salt + json.dumps(data, sort_keys=True)).encode(),
                              digest_size=8).digest()

@@ -4,9 +4,10 @@ The objective is what the play is worth to the seat "me" minus what it is worth 
 the other: +1 for every card led, +1 for winning a trick the other led, +1 more for
 the last trick, and at the end 10 for the cards (more than six tricks) or 40 for
 capot; and, when the deal still allows it, the 30 of a pique: elder reaches 30 with
-the lead that makes it while younger has scored nothing at all (`pique`: which seat
-is elder, and elder's points before the play). No trumps; a seat must follow suit
-if it can.
+the lead (or the trick) that makes it while younger has scored nothing at all
+(`pique`: which seat is elder, and elder's points before the play; with the cards
+towards pique, RULES.md §8, the 10 for the cards counts at his seventh trick). No
+trumps; a seat must follow suit if it can.
 
 Hands are 32-bit masks (knowledge.py: `suit * 8 + rank`, a higher bit a higher card
 within a suit's byte). The search is alpha-beta over single cards with:
@@ -83,16 +84,19 @@ def _groups(mine: int, other: int) -> list[int]:
 class Solver:
     """Solve many positions of one deal, sharing a table between calls."""
 
-    def __init__(self, pique: tuple[int, int] | None = None) -> None:
+    def __init__(self, pique: tuple[int, int] | None = None,
+                 cards_at_seventh: bool = False) -> None:
         """`pique`: (elder's seat, elder's points in steps I-IV) when younger has scored
         nothing and elder is under 30 with every trick so far his; else None. While
         younger wins no trick, elder has led every trick and scored one a lead, so the
-        lead that brings him to 30 scores the pique; her first trick ends the chance.
-        (Whether it is still alive follows from the hands and t0, so the table's keys
-        stay right.)"""
+        lead that brings him to 30 scores the pique (or the winning of the last trick,
+        or, `cards_at_seventh`, of the seventh, which scores the cards' 10 with it); her
+        first trick ends the chance. (Whether it is still alive follows from the hands
+        and t0, so the table's keys stay right.)"""
         self.table: dict[tuple[int, int, int, int], tuple[int, int]] = {}
         self.nodes = 0
         self.pique = pique
+        self.cards_at_seventh = cards_at_seventh
 
     # value: points for seat 0 minus points for seat 1 from here to the end of the deal
     def trick_start(self, h0: int, h1: int, leader: int, t0: int, a: int, b: int) -> int:
@@ -120,14 +124,7 @@ class Solver:
         lead_hand = h0 if leader == 0 else h1
         other = h1 if leader == 0 else h0
         best = self._best(h0, h1, leader, t0, None, 0, _lead_order(lead_hand, other), a, b)
-        lo, hi = entry if entry is not None else (-INF, INF)
-        if best <= a0:
-            hi = min(hi, best)
-        elif best >= b0:
-            lo = max(lo, best)
-        else:
-            lo = hi = best
-        self.table[key] = (lo, hi)
+        self.table[key] = bounds(entry, best, a0, b0)
         return best
 
     def second(self, h0: int, h1: int, leader: int, t0: int, led: int, a: int, b: int) -> int:
@@ -139,28 +136,22 @@ class Solver:
             h1 &= ~(1 << led)
         fh = h1 if follower == 1 else h0
         lh = h0 if leader == 0 else h1
-        base = led & 0x18
-        a_suit = (fh >> base) & 0xFF
-        if a_suit:
-            key = base << 16 | a_suit << 8 | (((lh | (1 << led)) >> base) & 0xFF)
-            follow = _FOLLOW.get(key << 3 | (led & 7))
-            if follow is None:
-                follow = _follow_order(key, led)
-            order: Sequence[int] = follow
-        else:
-            order = _cheapest_first(_groups(fh, lh | (1 << led)))
+        order = answers(fh, lh, led)
         lead_pt = 1 if leader == 0 else -1
+        held = 0
         if self.pique is not None and self.pique[0] == leader:
             lead_pt += self._pique(fh, t0)
-        return self._best(h0, h1, leader, t0, led, lead_pt, order, a, b)
+            held = self._held(fh, t0)
+        return self._best(h0, h1, leader, t0, led, lead_pt, order, a, b, held)
 
     def _best(self, h0: int, h1: int, leader: int, t0: int, led: int | None, lead_pt: int,
-              order: Sequence[int], a: int, b: int) -> int:
+              order: Sequence[int], a: int, b: int, held: int = 0) -> int:
         """Alpha-beta over the cards `order` of the seat to move (seat 0 maximises, seat
         1 minimises) within the window (a, b): the leader's leads, each answered in
         `second`, when `led` is None; else the follower's answers to `led` (both hands
         without it), each closing the trick: the lead's `lead_pt`, the win of a trick
-        the other led, the last trick, all signed for seat 0, and the next trick on."""
+        the other led, the last trick, `held` when the leader wins it (a pique), all
+        signed for seat 0, and the next trick on."""
         mover = leader if led is None else 1 - leader
         best = -INF if mover == 0 else INF
         for c in order:
@@ -172,6 +163,8 @@ class Solver:
                 pts = lead_pt
                 if wins:
                     pts += 1 if mover == 0 else -1
+                else:
+                    pts += held
                 n0 = h0 & ~(1 << c) if mover == 0 else h0
                 n1 = h1 & ~(1 << c) if mover == 1 else h1
                 if not n0 and not n1:
@@ -193,15 +186,12 @@ class Solver:
         return best
 
     def _pique(self, follower_hand: int, t0: int) -> int:
-        """The pique elder (the leader) scores with this lead, signed for seat 0: 30 if
-        he has won every trick so far and this lead is his thirtieth point."""
         assert self.pique is not None
-        elder, base = self.pique
-        played = 12 - bin(follower_hand).count("1")
-        mine = t0 if elder == 0 else played - t0
-        if mine == played and base + played + 1 == 30:
-            return 30 if elder == 0 else -30
-        return 0
+        return pique_at_lead(self.pique, self.cards_at_seventh, follower_hand, t0)
+
+    def _held(self, follower_hand: int, t0: int) -> int:
+        assert self.pique is not None
+        return pique_at_win(self.pique, self.cards_at_seventh, follower_hand, t0)
 
     def moves(self, h0: int, h1: int, leader: int, t0: int, led: int | None,
               mover: int) -> dict[int, int]:
@@ -219,9 +209,71 @@ class Solver:
         lh = h1 if mover == 0 else h0
         suit = fh & (0xFF << (led & 0x18))
         lead_pt = 1 if leader == 0 else -1  # a lead made has scored its pique, if any
+        held = 0
+        if self.pique is not None and self.pique[0] == leader:
+            held = self._held(fh, t0)
         for c in _groups(suit if suit else fh, lh | (1 << led)):
-            out[c] = self._best(h0, h1, leader, t0, led, lead_pt, (c,), -INF, INF)
+            out[c] = self._best(h0, h1, leader, t0, led, lead_pt, (c,), -INF, INF, held)
         return out
+
+
+_N = TypeVar("_N", int, float)
+
+
+def bounds(entry: tuple[_N, _N] | None, best: _N, a: _N, b: _N) -> tuple[_N, _N]:
+    """A position's bounds in the table once searched within the window (a, b) to
+    `best`: an upper bound if it failed low, a lower one if it failed high, else exact;
+    `entry` the bounds it had."""
+    lo, hi = entry if entry is not None else (-INF, INF)
+    if best <= a:
+        return lo, min(hi, best)
+    if best >= b:
+        return max(lo, best), hi
+    return best, best
+
+
+def pique_at_lead(pique: tuple[int, int], cards_at_seventh: bool, follower_hand: int,
+                  t0: int) -> int:
+    """The pique elder (the leader) scores with this lead, signed for seat 0: 30 if
+    he has won every trick so far and this lead is his thirtieth point (`Solver`)."""
+    elder, base = pique
+    played = 12 - bin(follower_hand).count("1")
+    mine = t0 if elder == 0 else played - t0
+    cards = 10 if cards_at_seventh and played >= 7 else 0
+    if mine == played and base + played + 1 + cards == 30:
+        return 30 if elder == 0 else -30
+    return 0
+
+
+def pique_at_win(pique: tuple[int, int], cards_at_seventh: bool, follower_hand: int,
+                 t0: int) -> int:
+    """The pique elder (the leader, every trick so far his) scores by winning this
+    trick, signed for seat 0: 30 if the trick's points bring him to 30 (the last
+    trick's point; the seventh's 10 for the cards, `cards_at_seventh`)."""
+    elder, base = pique
+    n = 13 - bin(follower_hand).count("1")  # this trick's number
+    mine = t0 if elder == 0 else n - 1 - t0
+    if mine != n - 1:
+        return 0
+    before = base + n + (10 if cards_at_seventh and n > 7 else 0)
+    after = before + (1 if n == 12 else 0) + (10 if cards_at_seventh and n == 7 else 0)
+    if before < 30 <= after:
+        return 30 if elder == 0 else -30
+    return 0
+
+
+def answers(fh: int, lh: int, led: int) -> Sequence[int]:
+    """The follower's answers to `led` (`fh` her hand, `lh` the leader's without it), in
+    the order tried (`_follow_order`; without the suit, the cheapest first)."""
+    base = led & 0x18
+    a_suit = (fh >> base) & 0xFF
+    if a_suit:
+        key = base << 16 | a_suit << 8 | (((lh | (1 << led)) >> base) & 0xFF)
+        follow = _FOLLOW.get(key << 3 | (led & 7))
+        if follow is None:
+            follow = _follow_order(key, led)
+        return follow
+    return _cheapest_first(_groups(fh, lh | (1 << led)))
 
 
 _FOLLOW: dict[int, tuple[int, ...]] = {}

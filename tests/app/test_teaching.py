@@ -30,7 +30,7 @@ from app.coach_work import review_for
 from engine.computer import strong
 from engine.computer.advice import hint
 from engine.record import loads
-from tests.engine.learnkit import careless, seen_by, twin
+from tests.engine.learnkit import VARIANTS, careless, seen_by, twin
 
 Json = dict[str, Any]
 
@@ -268,14 +268,17 @@ def test_a_seat_s_record_holds_what_it_saw_and_a_watcher_s_no_hand(
 # --- twin deals: nothing a seat never saw -------------------------------------------------------
 
 
-def test_twin_deals_give_a_seat_the_same_hints_reviews_and_record(templates_dir: Path) -> None:
+@pytest.mark.parametrize("rules", [engine.RUBICON, *VARIANTS], ids=lambda r: r.names())
+def test_twin_deals_give_a_seat_the_same_hints_reviews_and_record(templates_dir: Path,
+                                                                  rules: engine.Rules) -> None:
     """Two practice tables dealt twin deals: they differ only in cards seat 0 never sees
     (the other seat's discards, the stock nobody draws), the other seat's play matched.
     Seat 0 asks for a hint at each of its decisions, then for the deal's review and the
-    record: both tables give it the same, word for word."""
+    record: both tables give it the same, word for word. Under each variant (RULES.md
+    §8): the tables are made under it, and the record says it."""
     me = 0
     policies = [careless(11), careless(12)]
-    a, steps_a, b, steps_b = twin(21, me, policies)
+    a, steps_a, b, steps_b = twin(21, me, policies, rules)
     first_dealer = a.dealer
     assert first_dealer is not None
     seed = next(s for s in range(1, 500) if engine.new_partie(seed=s).cut_winner == 0)
@@ -286,7 +289,8 @@ def test_twin_deals_give_a_seat_the_same_hints_reviews_and_record(templates_dir:
         packs = iter([pack])
         with serve(templates_dir, new_seed=lambda: seed,
                    new_pack=lambda packs=packs: next(packs, None)) as client:
-            room_id, seats = table(client, {"opponent": "friend", "practice": True})
+            room_id, seats = table(client, {"opponent": "friend", "practice": True,
+                                            "rules": rules.to_json()})
             seats[0].act({"type": "choose_dealer", "deal": first_dealer == 0})
             for seat in seats:
                 seat.expect("state")
@@ -306,6 +310,8 @@ def test_twin_deals_give_a_seat_the_same_hints_reviews_and_record(templates_dir:
             cookie = {"cookie": f"piquet_seat_{room_id}={seats[me].token}"}
             record = json.loads(client.get(f"/r/{room_id}/record.json", headers=cookie).text)
             record.pop("meta")
+            assert record["rules"] == rules.to_json()
+            assert record["deals"][0]["steps"][-1]["view"]["rules"] == rules.to_json()
             results.append((hints, review["review"], record))
     assert len(results[0][0]) >= 5
     assert results[0][0] == results[1][0]  # the hints

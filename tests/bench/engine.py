@@ -7,8 +7,9 @@ second of CPU time, the steadier figure on a shared machine.
 
 `--against DIR`: DIR is another checkout of the project (e.g. `git worktree add
 /tmp/base <commit>`); its engine plays the same deals in a second process, in turns with
-this one (three rounds each, the best CPU figure of each kept), and the two figures are
-printed side by side with their ratio. Then each variant's figure (RULES.md §8).
+this one (three rounds each, the best CPU figure of each kept). Each variant's figure
+(RULES.md §8) comes first; the last two lines are the other checkout's figure and this
+one's under `Rules()` with their ratio.
 """
 
 from __future__ import annotations
@@ -102,11 +103,6 @@ def main() -> None:
     for _ in range(3):
         theirs.append(_in_child(against, seconds))
         ours.append(_in_child(ROOT, seconds))
-    a = max(m["per_cpu"] for m in ours)
-    b = max(m["per_cpu"] for m in theirs)
-    print(f"{against}: {b:.0f} deals per CPU second (best of {len(theirs)})")
-    print(f"this checkout, Rules(): {a:.0f} deals per CPU second (best of {len(ours)}): "
-          f"{(a / b - 1) * 100:+.1f}%")
     sys.path.insert(0, str(ROOT))
     from engine import Rules
 
@@ -115,6 +111,11 @@ def main() -> None:
                   Rules(game="au_cent", cards_towards_pique=True, carte_rouge=True)):
         m = measure(seconds, rules)
         print(f"  {rules.describe()}: {m['per_cpu']:.0f} deals per CPU second")
+    a = max(m["per_cpu"] for m in ours)
+    b = max(m["per_cpu"] for m in theirs)
+    print(f"{against}: {b:.0f} deals per CPU second (best of {len(theirs)})")
+    print(f"this checkout, Rules(): {a:.0f} deals per CPU second (best of {len(ours)}): "
+          f"{(a / b - 1) * 100:+.1f}%")
 
 
 if __name__ == "__main__":

@@ -3,17 +3,25 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import engine
-from engine import Card, Discard, State, Step
+from engine import RUBICON, Card, Discard, Rules, State, Step
 from engine.computer import decide
 from engine.selfplay import _who_acts, random_policy
+from tests.engine.kit import fill
 
 Policy = Callable[[dict[str, Any]], dict[str, Any]]
 Steps = list[tuple[int, dict[str, Any], State]]
+
+# Each variant of RULES.md §8, and au cent with both options: the teaching tools' twin
+# deals run under each.
+VARIANTS = [Rules(game="au_cent"), Rules(cards_towards_pique=True), Rules(carte_rouge=True),
+            Rules(tie="one_more"),
+            Rules(game="au_cent", cards_towards_pique=True, carte_rouge=True)]
 
 
 def level(name: str) -> Policy:
@@ -54,6 +62,35 @@ def drive(s: State, policies: Sequence[Policy], *, until: Step = Step.DEAL_OVER,
     return s, steps
 
 
+def under_way(s: State, game: tuple[int, int] | None) -> State:
+    """Piquet au cent: `s`, its game standing at `game` (as if earlier deals of it had
+    scored it); `s` itself for None."""
+    if game is None:
+        return s
+    zero = (0,) * len(engine.ALL_PARTS)
+    return dataclasses.replace(s, sheet=(game,), sheet_parts=((zero, zero),))
+
+
+def race_deal() -> tuple[State, Steps]:
+    """Piquet au cent, the game standing at 95 to 99, a stacked deal played by the basic
+    level to elder's (seat 0's) first lead: the point is equal (four cards, 38), so are
+    the sequences (a tierce to the ten each), and elder's three tens score 3: 98 to 99,
+    younger owed no call. One point more each and she has won, so his lead must be a
+    card she cannot take (the ace of spades), then his next lead reaches 100. The
+    deal's start and its steps."""
+    elder = "AS 10S 9S 8S 10H 7H QH 10C 7C JC 7D KD"  # he throws the king, draws the jack
+    younger = "AD 10D 9D 8D 7S JS 8H 9H KH 8C 9C AH"  # she throws the ace, draws the queen
+    start = under_way(engine.new_partie(
+        seed=7, rules=Rules(game="au_cent"), first_dealer=1,
+        hands=[fill(elder, younger, "JD QC QS KS JH KC AC QD")]), (95, 99))
+    script = [{"type": "discard", "cards": ["KD"], "expose": False},
+              {"type": "discard", "cards": ["AH"], "expose": False}]
+    s, steps = drive(start, [level("basic"), level("basic")], until=Step.LEAD, script=script)
+    v = engine.view(s, 0)
+    assert v["games"]["scores"] == [98, 99] and s.to_move == 0 and not s.younger_queue
+    return start, steps
+
+
 def seen_by(start: State, steps: Steps, seat: int | None) -> set[str]:
     """Every card `seat` saw (None: what the whole table saw) in these states, read from
     the states themselves: its hands and discards, the rest of its five, cards turned
@@ -77,16 +114,20 @@ def seen_by(start: State, steps: Steps, seat: int | None) -> set[str]:
     return out
 
 
-def twin(seed: int, me: int, policies: Sequence[Policy]) -> tuple[State, Steps, State, Steps]:
+def twin(seed: int, me: int, policies: Sequence[Policy], rules: Rules = RUBICON,
+         game: tuple[int, int] | None = None) -> tuple[State, Steps, State, Steps]:
     """A first deal played out, and its twin: the cards seat `me` never sees (the other
     seat's discards, the stock nobody draws or turns up) trade places at random, she
     throws what she now holds in their place, and every other action is the same. (Her
-    hand after the exchange, and so all she says and plays, is the same.)"""
+    hand after the exchange, and so all she says and plays, is the same.) Under `rules`;
+    `game`: au cent, the game stands at these scores when the deal is dealt (as if
+    earlier deals of it had scored them)."""
     rng = random.Random(seed)
     deck = list(engine.DECK)
     rng.shuffle(deck)
     first_dealer = 1 if me == 0 else 0  # seat `me` elder when it is 0, else younger
-    a = engine.new_partie(seed, decks=[deck], first_dealer=first_dealer)
+    a = under_way(engine.new_partie(seed, decks=[deck], first_dealer=first_dealer,
+                                    rules=rules), game)
     end, steps = drive(a, policies)
     other = 1 - me
     thrown = end.discards[other]
@@ -102,7 +143,8 @@ def twin(seed: int, me: int, policies: Sequence[Policy]) -> tuple[State, Steps, 
 
     hands = (moved(elder), list(younger), moved(stock)) if other == a.elder else (
         list(elder), moved(younger), moved(stock))
-    b = engine.new_partie(seed, hands=[hands], first_dealer=first_dealer)
+    b = under_way(engine.new_partie(seed, hands=[hands], first_dealer=first_dealer,
+                                    rules=rules), game)
     assert b.hands[me] == a.hands[me]
     twin_steps: Steps = []
     s = b

@@ -15,7 +15,7 @@ from engine.computer import decide, strong
 from engine.computer.advice import hint
 from engine.selfplay import _who_acts
 from tests.engine.kit import deal
-from tests.engine.learnkit import drive, level
+from tests.engine.learnkit import VARIANTS, careless, drive, level, twin
 from tests.engine.moves import seen
 
 GLYPH = re.compile(r"(10|[AKQJ987])([♠♥♦♣])")
@@ -205,3 +205,38 @@ def test_every_decision_of_a_partie() -> None:
         s = engine.apply(s, seat, decide("strong" if seat == 0 else "good", v, True))
     assert {"choose_dealer", "exchange", "call", "answer", "lesser", "play", "see",
             "next_deal"} <= kinds
+
+
+@pytest.mark.parametrize("rules", [engine.RUBICON, *VARIANTS], ids=lambda r: r.names())
+def test_twin_deals_give_the_same_hints_under_every_variant(rules: engine.Rules) -> None:
+    """Two deals that differ only in cards seat `me` never saw (her discards, the stock
+    nobody drew or turned up): at each of its decisions the seat's views are the same,
+    and so are its hints (legal, naming no card it has not seen). Under au cent
+    the game is well under way in one of the twins, so that the deal may end at 100."""
+    hinted = 0
+    for i in range(2):
+        me = i % 2
+        game = (70, 80) if rules.game == "au_cent" and i else None
+        a, steps_a, b, steps_b = twin(500 + i, me, [careless(i), careless(-i)], rules, game)
+        for before_a, before_b in zip([a, *(x[2] for x in steps_a)],
+                                      [b, *(x[2] for x in steps_b)], strict=True):
+            va, vb = engine.view(before_a, me), engine.view(before_b, me)
+            assert va == vb
+            if va["to_move"] == me and va["legal"]:
+                h = hint(va)
+                assert legal(va, h["action"]) and named(h) <= seen(va) | set(va["hand"])
+                assert hint(vb) == h
+                hinted += 1
+    assert hinted >= 10
+
+
+def test_standing_pat_is_hinted_in_words() -> None:
+    """Piquet au cent: younger may stand pat, and with a carte rouge in hand the strong
+    level does (tests/engine/test_levels_variants.py); the hint says so."""
+    from tests.engine.test_levels_variants import _younger_exchange
+
+    v = _younger_exchange(engine.Rules(game="au_cent", carte_rouge=True))
+    h = checked(v)
+    assert h["kind"] == "exchange" and h["action"]["cards"] == []
+    assert h["label"] == "Stand pat" and h["why"].startswith("Stand pat: keeps ")
+    assert "over taking five" in h["why"]

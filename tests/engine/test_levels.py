@@ -23,6 +23,7 @@ from engine.cards import sort_hand
 from engine.computer import LEVELS, decide, level
 from engine.selfplay import level_policy, play_partie, random_policy
 from engine.state import State, Step
+from engine.variants import RUBICON, Rules
 
 PARTIES = int(os.environ.get("PIQUET_LEVEL_PARTIES", "6"))
 TWIN_PARTIES = int(os.environ.get("PIQUET_LEVEL_TWIN_PARTIES", "2"))
@@ -84,13 +85,20 @@ def hidden_reshuffled(s: State, seat: int, rng: random.Random) -> State:
     return t
 
 
+# Under the variants too (RULES.md §8): the view says which rules are in force, and au
+# cent's games; the decision reads them from there.
+TWIN_RULES = [RUBICON, Rules(game="au_cent", cards_towards_pique=True, carte_rouge=True)]
+
+
+@pytest.mark.parametrize("rules", TWIN_RULES, ids=lambda r: r.names())
 @pytest.mark.parametrize("name", list(LEVELS))
-def test_decisions_do_not_change_when_hidden_cards_are_reshuffled(name: str) -> None:
-    rng = random.Random(name)
+def test_decisions_do_not_change_when_hidden_cards_are_reshuffled(name: str,
+                                                                   rules: Rules) -> None:
+    rng = random.Random(name if rules == RUBICON else f"{name}/{rules.names()}")
     compared = 0
     steps: set[str] = set()
-    for _ in range(TWIN_PARTIES):
-        s = engine.new_partie(rng.getrandbits(64))
+    for _ in range(TWIN_PARTIES if rules == RUBICON else max(1, TWIN_PARTIES // 2)):
+        s = engine.new_partie(rng.getrandbits(64), rules=rules)
         me = rng.randrange(2)
         other = random_policy(random.Random(rng.getrandbits(64)))
         while s.step is not Step.PARTIE_OVER:

@@ -17,7 +17,6 @@ to a hand that held more.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import os
 import random
 from collections.abc import Callable
@@ -31,8 +30,9 @@ from engine import Action, Answer, Call, Discard, Pass, Rules, See, State, Step
 from engine.combos import Combo
 from engine.computer import choose
 from engine.rules import DiscardRule
-from engine.variants import RUBICON
+from engine.variants import EVERY_RULES, RUBICON
 from tests.engine.kit import ELDER, YOUNGER, deal, say, stack
+from tests.engine.learnkit import under_way
 
 PAIRS = int(os.environ.get("PIQUET_NONINTERFERENCE_PAIRS", "1000"))
 
@@ -174,9 +174,7 @@ def twin_deal(rng: random.Random, secret: int, takes: tuple[int, int],
         # The game well under way (as if earlier deals had scored it): the deal may end
         # at 100, and what is struck after it must not tell either.
         game = (rng.randint(50, 99), rng.randint(50, 99))
-        zero = (0,) * 10
-        a, b = (dataclasses.replace(x, sheet=(game,), sheet_parts=((zero, zero),))
-                for x in (a, b))
+        a, b = under_way(a, game), under_way(b, game)
     return a, b
 
 
@@ -210,9 +208,7 @@ def test_random_pairs_of_deals_look_the_same_to_the_other_seat() -> None:
 
 
 # Every variant (RULES.md §8) but Rubicon Piquet as plain, fewer pairs each.
-VARIANTS = [Rules(game=g, cards_towards_pique=c, carte_rouge=r, tie=t)
-            for g in ("rubicon", "au_cent") for c in (False, True) for r in (False, True)
-            for t in (("two_more", "one_more") if g == "rubicon" else ("two_more",))][1:]
+VARIANTS = list(EVERY_RULES[1:])
 VARIANT_PAIRS = max(20, PAIRS // 5)
 
 

@@ -17,7 +17,7 @@ import pytest
 import engine
 from engine import Card, Rules, State
 from engine.rules import DiscardRule
-from engine.variants import RUBICON
+from engine.variants import EVERY_RULES, RUBICON
 from tests.engine.kit import random_action
 
 PARTIES = int(os.environ.get("PIQUET_RANDOM_PARTIES", "2000"))
@@ -190,9 +190,6 @@ def test_random_parties_keep_every_invariant(chunk: int) -> None:
 
 
 # Every combination of the variants (RULES.md §8), fewer parties each.
-EVERY_RULES = [Rules(game=g, cards_towards_pique=c, carte_rouge=r, tie=t)
-               for g in ("rubicon", "au_cent") for c in (False, True) for r in (False, True)
-               for t in (("two_more", "one_more") if g == "rubicon" else ("two_more",))]
 VARIANT_PARTIES = max(2, PARTIES // 250)
 
 

@@ -19,6 +19,7 @@ from engine.record import (
     loads,
     record_from_states,
     record_of,
+    rules_of,
 )
 from tests.engine.learnkit import careless, drive, level, seen_by, twin
 from tests.engine.moves import seen
@@ -284,3 +285,63 @@ def test_which_equal_call_she_named_is_in_her_record_only() -> None:
     leaked["deals"][-1]["steps"][-1]["action"]["cards"] = said[YOUNGER]["cards"]
     with pytest.raises(RecordError, match="cards"):
         loads(dumps(leaked))
+
+
+# --- the rules (RULES.md §8) -------------------------------------------------------------
+
+AU_CENT_ROUGE = engine.Rules(game="au_cent", carte_rouge=True)
+
+
+@pytest.fixture(scope="module")
+def au_cent() -> tuple[engine.State, engine.State, list[Any]]:
+    """A whole partie of Piquet au cent with carte rouge, the good level against basic."""
+    start = engine.new_partie(35, rules=AU_CENT_ROUGE)
+    end, steps = drive(start, [level("good"), level("basic")], until=engine.Step.PARTIE_OVER)
+    assert end.step is engine.Step.PARTIE_OVER and len(end.games) >= 2
+    return start, end, steps
+
+
+@pytest.mark.parametrize("seat", [0, 1, None])
+def test_a_record_says_its_rules_and_replays_under_them(au_cent: Any, seat: int | None) -> None:
+    """The record of an au cent partie with carte rouge says so; replayed from its
+    actions (under the start's rules) it is the same record; it reads back checked;
+    and stepped through as /replay steps through it, its views end where the partie
+    ended: the same sheet, games, doubles and result."""
+    start, end, steps = au_cent
+    record = record_from_states(seat, ["Ann", "Bob"], start, steps)
+    assert record["rules"] == {"game": "au_cent", "cards_towards_pique": False,
+                               "carte_rouge": True}
+    assert record_of(seat, ["Ann", "Bob"], start, [(s, a) for s, a, _ in steps]) == record
+    back = loads(dumps(record))
+    assert back == record and rules_of(back) == AU_CENT_ROUGE
+    last = back["deals"][-1]["steps"][-1]["view"]
+    final = engine.public_view(end) if seat is None else engine.view(end, seat)
+    assert last["scores"]["sheet"] == final["scores"]["sheet"]
+    assert last["games"] == final["games"] and last["games"]["finished"]
+    assert back["result"] == final["result"] and back["result"] is not None
+    assert all(x["view"]["rules"] == record["rules"] for d in back["deals"] for x in d["steps"])
+
+
+def test_a_record_whose_views_are_under_other_rules_is_refused(au_cent: Any) -> None:
+    start, _, steps = au_cent
+    record = record_from_states(0, ["Ann", "Bob"], start, steps[:40])
+    record["rules"] = engine.RUBICON.to_json()
+    with pytest.raises(RecordError, match=r"\$\.start\.rules: a view under .*au_cent.* in a "
+                                          r"record under .*rubicon"):
+        loads(dumps(record))
+    record["rules"] = {"game": "au_cent", "tie": "one_more"}
+    with pytest.raises(RecordError, match=r"\$\.rules: a tie rule is for Rubicon Piquet only"):
+        loads(dumps(record))
+    record["rules"] = {"game": "au cent"}
+    with pytest.raises(RecordError, match=r"\$\.rules\.game: expected one of"):
+        loads(dumps(record))
+
+
+def test_a_record_made_before_records_said_their_rules_reads_as_rubicon_piquet(
+        short_record: dict[str, Any]) -> None:
+    old = copy.deepcopy(short_record)
+    del old["rules"]
+    for v in [old["start"]] + [x["view"] for d in old["deals"] for x in d["steps"]]:
+        del v["rules"], v["games"]
+    assert rules_of(loads(dumps(old))) == engine.RUBICON
+    assert short_record["rules"] == engine.RUBICON.to_json()

@@ -20,21 +20,31 @@ from engine.record import dumps, record_from_states
 from engine.review import review_deal, review_record
 from engine.selfplay import _who_acts
 from tests.engine.kit import deal
-from tests.engine.learnkit import Steps, careless, drive, level, twin
+from tests.engine.learnkit import (
+    VARIANTS,
+    Steps,
+    careless,
+    drive,
+    level,
+    twin,
+    under_way,
+)
 
 ELDER = "KS QS JS 10S AH 7H 8H AC 8C AD 9D 7D"
 YOUNGER = "AS 9S 8S KH QH JH 10H KC QC JC KD QD"
 STOCK = "7S 9H 10C 9C 7C JD 10D 8D"
 
 
-def exact(s: engine.State, seat: int, card: str) -> int:
-    """The solver's value of `seat` playing `card` now, on the true hands of the State."""
+def exact(s: engine.State, seat: int, card: str, race: bool = True) -> float:
+    """The solver's value of `seat` playing `card` now, on the true hands of the State
+    (under au cent the race's, unless not `race`)."""
     v = engine.view(s, seat)
     hand = sum(1 << CARD_OF[c.code] for c in s.hands[seat])
     hers = sum(1 << CARD_OF[c.code] for c in s.hands[1 - seat])
     led = CARD_OF[v["trick"]["cards"][0][0]] if v["trick"] else None
-    values = Solver(strong._pique(v)).moves(hand, hers, 0 if led is None else 1,
-                                            v["tricks_won"][seat], led, 0)
+    make = strong.race_for(v) if race else None
+    search = Solver(strong._pique(v)) if make is None else make(hers)
+    values = search.moves(hand, hers, 0 if led is None else 1, v["tricks_won"][seat], led, 0)
     return values[strong._rep(CARD_OF[card], hand, hers)]
 
 
@@ -110,6 +120,49 @@ def test_twin_deals_get_the_same_review() -> None:
         reviewed += 1
         with_items += bool(first["items"])
     assert reviewed >= 3 and with_items >= 2
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=lambda r: r.names())
+def test_twin_deals_get_the_same_review_under_each_variant(rules: engine.Rules) -> None:
+    """As above under each variant; under au cent half the twins are dealt with the game
+    well under way, so that the deal may end at 100 (what is struck after it, and the
+    race the play is reviewed by, tell nothing either)."""
+    reviewed = 0
+    for i in range(4):
+        me = i % 2
+        game = (60 + 7 * i, 85 - 5 * i) if rules.game == "au_cent" and i >= 2 else None
+        a, steps_a, b, steps_b = twin(400 + i, me, [careless(i), careless(-i)], rules, game)
+        end_a, end_b = steps_a[-1][2], steps_b[-1][2]
+        if (end_a.discards[1 - me], end_a.stock) == (end_b.discards[1 - me], end_b.stock):
+            continue
+        ra = record_from_states(me, ["A", "B"], a, steps_a)
+        rb = record_from_states(me, ["A", "B"], b, steps_b)
+        assert ra["rules"] == rb["rules"] == rules.to_json()
+        assert review_deal(ra, 0) == review_deal(rb, 0)
+        reviewed += 1
+    assert reviewed >= 2
+
+
+def test_under_au_cent_the_play_is_reviewed_by_the_race() -> None:
+    """Piquet au cent, the game under way at 30 to 35: a careless player's deal, played
+    to its end. Each play item costs what the race says on the true hands (race.py: the
+    points in their order to 100, a game 100 either way), not the margin to the end of
+    the deal (a point is worth more or less than a point as it moves the game)."""
+    start = under_way(engine.new_partie(12, rules=engine.Rules(game="au_cent")), (30, 35))
+    s, steps = drive(start, [careless(3), level("strong")], until=engine.Step.DEAL_OVER,
+                     script=[{"type": "choose_dealer", "deal": True}])
+    assert len(s.tricks) == 12 and not s.games
+    record = record_from_states(0, ["A", "B"], start, steps)
+    items = [x for x in review_deal(record, 0)["items"] if x["kind"] == "play"]
+    assert items
+    differs = 0
+    for x in items:
+        before = steps[x["step"] - 1][2]
+        theirs, mine = x["strong"]["action"]["card"], x["you"]["action"]["card"]
+        assert x["cost"] == round(exact(before, 0, theirs) - exact(before, 0, mine), 2)
+        plain = exact(before, 0, theirs, race=False) - exact(before, 0, mine, race=False)
+        differs += abs(x["cost"] - plain) > 0.5
+    assert differs
 
 
 def test_saying_good_holding_the_better_point_is_an_answer_item() -> None:

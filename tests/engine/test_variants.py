@@ -3,20 +3,17 @@ rules value itself (engine.Rules)."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 import engine
 from engine import IllegalActionError, Rules, State, Step
+from engine.variants import EVERY_RULES
 from tests.engine.kit import ELDER, YOUNGER, discard, fill, labels, say, stack
+from tests.engine.learnkit import under_way
 from tests.engine.moves import bonuses, exchange, good, lead, scores, tricks
 from tests.engine.test_partie import CAPOT, SIX_ALL, play_deal, sheet
 
 AU_CENT = Rules(game="au_cent")
-EVERY_RULES = [Rules(game=g, cards_towards_pique=c, carte_rouge=r, tie=t)
-               for g in ("rubicon", "au_cent") for c in (False, True) for r in (False, True)
-               for t in (("two_more", "one_more") if g == "rubicon" else ("two_more",))]
 
 
 def deal(rules: Rules, elder: str, younger: str, stock: str = "",
@@ -26,10 +23,7 @@ def deal(rules: Rules, elder: str, younger: str, stock: str = "",
     earlier deals of it had scored them)."""
     s = engine.new_partie(seed=7, rules=rules, hands=[fill(elder, younger, stock)],
                           first_dealer=1)
-    if game is not None:
-        zero = (0,) * 10
-        s = dataclasses.replace(s, sheet=(game,), sheet_parts=((zero, zero),))
-    return s
+    return under_way(s, game)
 
 
 def lines(s: State) -> list[tuple[int | None, str, int]]:
