@@ -313,9 +313,19 @@ def suit_tricks(suit: int) -> float:
 
 def view_rng(view: dict[str, Any], salt: str = "") -> random.Random:
     """A generator seeded from the view itself: the same view, the same numbers."""
-    # (The rules in force and au cent's games are left out: a seat's numbers under Rubicon
-    # Piquet stay what they were before the view carried them.)
-    data = {k: v for k, v in view.items() if k not in ("log", "rules", "games")}
+    # (The rules in force, au cent's games and the phrases (engine.words) are left out: a
+    # seat's numbers under Rubicon Piquet stay what they were before the view carried
+    # them, and the phrases say again what the labels say.)
+    data = {k: _unsaid(v) for k, v in view.items() if k not in ("log", "rules", "games")}
     digest = hashlib.blake2b((salt + json.dumps(data, sort_keys=True)).encode(),
                              digest_size=8).digest()
     return random.Random(int.from_bytes(digest, "big"))
+
+
+def _unsaid(x: Any) -> Any:
+    """A view's part without its phrases (`say`, `says`)."""
+    if isinstance(x, dict):
+        return {k: _unsaid(v) for k, v in x.items() if k != "say" and k != "says"}
+    if isinstance(x, list):
+        return [_unsaid(v) for v in x]
+    return x

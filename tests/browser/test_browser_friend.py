@@ -273,7 +273,7 @@ class Bot:
                 timeout = 0.001
 
     def act(self, entry: dict[str, Any], rng: random.Random) -> None:
-        action = {k: v for k, v in entry.items() if k != "label"}
+        action = {k: v for k, v in entry.items() if k not in ("label", "say")}
         if action["type"] == "discard":
             action = {"type": "discard", "cards": rng.sample(self.view["hand"], entry["min"])}
         self.ids += 1
