@@ -28,6 +28,8 @@ ENV PATH=/opt/venv/bin:$PATH \
     PYTHONDONTWRITEBYTECODE=1 \
     PIQUET_HOST=0.0.0.0 \
     PIQUET_PORT=8000
+# The catalogues compiled (app/locales: each language's .po to the .mo the server reads).
+RUN python -m app.catalogues compile
 USER piquet
 EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \

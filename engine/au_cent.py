@@ -30,9 +30,9 @@ GAMES_TO = W("result.games", "{won} games to {lost}")
 # What scored, in words (a call: its label, with its article).
 _WHAT = {"lead": W("struck.lead", "the point for the lead"),
          "trick": W("struck.trick", "the points for the trick"),
-         **{kind: W(f"bonus.{kind}", words) for kind, words in (
-             ("carte_rouge", "carte rouge"), ("pique", "pique"), ("repique", "repique"),
-             ("cards", "the cards"), ("capot", "capot"))},
+         "carte_rouge": W("bonus.carte_rouge", "carte rouge"),
+         "pique": W("bonus.pique", "pique"), "repique": W("bonus.repique", "repique"),
+         "cards": W("bonus.cards", "the cards"), "capot": W("bonus.capot", "capot"),
          "carte_blanche": "bonus.carte_blanche"}
 
 _DECLARED = (Reckon.CARTE_BLANCHE, Reckon.POINT, Reckon.SEQUENCE, Reckon.SET)

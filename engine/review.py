@@ -206,7 +206,7 @@ def _play(view: View, action: Action, final: View) -> dict[str, Any] | None:
     seat = view["seat"]
     done = len(view["tricks"])
     on_table = {c for c, _ in view["trick"]["cards"]} if view["trick"] else set()
-    hers = mask(CARD_OF[c] for t in final["tricks"][done:] for c, who in t["cards"]
+    hers = mask(CARD_OF[c] for trick in final["tricks"][done:] for c, who in trick["cards"]
                 if who != seat and c not in on_table)
     hand = mask(CARD_OF[c] for c in view["hand"])
     trick = view["trick"]

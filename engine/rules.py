@@ -52,6 +52,10 @@ _LEFT = {"code": W("left_table", "Left the table: the partie ends, abandoned")}
 _NOT_NOW = W("refused.not_now", "That is not allowed now. You may: {allowed:semi}.")
 _NOTHING_NOW = W("refused.nothing_now", "That is not allowed now: you have nothing to do.")
 _NOT_YOUR_TURN = W("refused.not_your_turn", "It is not your turn.")
+# Why a server deals a deal again (`deal_again`'s usual `why`).
+STORE_LOST = W("deal_again.store_lost", "The table's store lost a move both seats had been "
+               "shown. So that no move can be taken back, this deal was dealt again with a "
+               "new pack.")
 
 __all__ = [
     "LEFTOVERS",

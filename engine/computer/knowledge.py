@@ -112,7 +112,7 @@ def know(view: View) -> Knowledge:
     played = 0
     opp_played = 0
     voids: set[int] = set()
-    tricks = [t["cards"] for t in view["tricks"]]
+    tricks = [trick["cards"] for trick in view["tricks"]]
     if view["trick"]:
         tricks.append(view["trick"]["cards"])
     for cards in tricks:
