@@ -5,11 +5,13 @@ from __future__ import annotations
 import logging
 import re
 import socket
+import sys
 from types import FrameType
-from typing import Any
+from typing import Any, NoReturn
 
 import uvicorn
 from fastapi import FastAPI
+from pydantic import ValidationError
 
 from app.main import create_app
 from app.protocol import CLOSE_GOING_AWAY
@@ -17,6 +19,7 @@ from app.registry import RoomRegistry
 from app.security import card_free, loggable, well_formed_room_id
 from app.serving import connection_cap, guarded_h11
 from app.settings import Settings
+from app.store import StoreRefused
 
 # At debug level, uvicorn (through the websockets library) logs every handshake's request
 # headers, the seat cookie among them: a token must never reach a log line.
@@ -134,8 +137,24 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
     }
 
 
+def refuse_to_start(problem: str) -> NoReturn:
+    """A setting or the store that the server cannot run with: one line, exit 2."""
+    print(f"piquet: cannot start: {problem}", file=sys.stderr, flush=True)
+    raise SystemExit(2)
+
+
+def read_settings() -> Settings:
+    try:
+        return Settings()
+    except ValidationError as exc:
+        refuse_to_start("; ".join(
+            ("PIQUET_" + "_".join(str(part) for part in error["loc"]).upper() + ": "
+             if error["loc"] else "") + error["msg"].removeprefix("Value error, ")
+            for error in exc.errors()))
+
+
 def main() -> None:
-    settings = Settings()
+    settings = read_settings()
     logging.basicConfig(
         level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
@@ -144,7 +163,10 @@ def main() -> None:
     for name in HEADER_LOGGERS:
         logging.getLogger(name).addFilter(HideSeatCookies())
     logging.getLogger("uvicorn.error").addFilter(QuietBadFrames())
-    app = create_app(settings, settle_gc=settings.collector_tuning)
+    try:
+        app = create_app(settings, settle_gc=settings.collector_tuning)
+    except StoreRefused as exc:
+        refuse_to_start(str(exc))
     config = uvicorn.Config(app, **uvicorn_options(settings))  # (sets up uvicorn's logging)
     filter_logs()
     Server(app, config).run()

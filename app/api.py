@@ -54,7 +54,8 @@ class Health(BaseModel):
     # With ?detail=1, for an operator (`operator`): the event loop's lag and the
     # collector's passes (app/runtime.py); rooms that came here from the store and went
     # to another process since the start (many per action: the proxy does not route by
-    # room); the store's sends again and writes whose outcome stayed unknown.
+    # room); the store's sends again and writes whose outcome stayed unknown (and for
+    # the SQLite store, its file, its size and its commits and writes).
     loop: dict[str, Any] | None = None
     moved: dict[str, int] | None = None
     store: dict[str, Any] | None = None
@@ -150,6 +151,9 @@ async def healthz(request: Request, detail: bool = False) -> Health:
         store = {"name": registry.store.name,
                  "sends_again": getattr(registry.store, "retries", 0),
                  "unknown": getattr(registry.store, "unknown", 0)}
+        figures = getattr(registry.store, "figures", None)  # (the SQLite file's)
+        if figures is not None:
+            store.update(figures())
     return Health(status="ok", rooms=rooms, loop=monitor.snapshot(),
                   moved=dict(registry.moved), store=store)
 

@@ -48,8 +48,10 @@ class Journal:
         self.entries: list[str] = []
         self.store = store
         self.secret = secret or new_secret()
-        # The latest acknowledged writes (store only), oldest first.
-        self.tail: deque[Change] | None = deque(maxlen=TAIL) if store is not None else None
+        # The latest acknowledged writes, oldest first: only with a store that may lose
+        # writes it acknowledged (32 writes are ~13 KiB a room).
+        self.tail: deque[Change] | None = (
+            deque(maxlen=TAIL) if store is not None and store.may_lose_writes else None)
         self.waiting = False  # a write is waiting for the store to answer
         # The latest version's receipt: every message of one version carries it.
         self.last_receipt: tuple[int, str] = (0, "")
@@ -123,8 +125,8 @@ class Journal:
             if self.waiting:
                 self.waiting = False
                 on_wait(False)
-        assert self.tail is not None
-        self.tail.append(change)
+        if self.tail is not None:
+            self.tail.append(change)
 
     def _behind(self, stored: int | None, current: int) -> bool:
         """The store holds an older version than this process wrote, and this process

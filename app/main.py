@@ -24,29 +24,34 @@ from app.lobby import Lobby
 from app.lobby_store import LobbyStore, MemoryLobby
 from app.pools import CoachPool, ComputerPool, computer_worker
 from app.protocol import CLOSE_GOING_AWAY
-from app.redis_store import RedisStore, make_store
+from app.redis_store import RedisStore
 from app.registry import RoomRegistry, random_seed
 from app.room_setup import Clock, PackSource, RoomSetup, SeedSource, secure_pack
 from app.runtime import LoopMonitor, collect_on_a_clock, settle_collector
 from app.security import ClientLimits, Guard, WatchLimits
 from app.settings import Settings
-from app.store import RoomStore, StoreError
+from app.sqlite_store import FILE_NAME as SQLITE_FILE
+from app.sqlite_store import SQLiteStore
+from app.store import RoomStore, StoreError, StoreFull
 
 log = logging.getLogger("piquet")
 
 STORE_DOWN = N_("The tables' store is not answering just now; nothing was made or changed. "
                 "Please try again in a moment.")
+STORE_FULL = N_("The tables cannot be saved just now (the server's disk is full); nothing "
+                "was made or changed. Please try again later.")
 
 
 async def store_failed(request: Request, exc: Exception) -> Response:
-    """The store (Redis) did not answer while a request made, loaded or seated at a room:
-    503 with a clear message and a Retry-After, not a 500. The lobby's form and the
-    table page get a page; the API and the page script's seat claim get JSON (the
-    script tries again by itself)."""
+    """The store did not answer (or its disk is full) while a request made, loaded or
+    seated at a room: 503 with a clear message and a Retry-After, not a 500. The lobby's
+    form and the table page get a page; the API and the page script's seat claim get
+    JSON (the script tries again by itself)."""
     log.error("store failed on %s %s: %s", request.method, request.url.path, exc)
     headers = {"Retry-After": "5"}
+    message = STORE_FULL if isinstance(exc, StoreFull) else STORE_DOWN
     page = request.method in ("GET", "HEAD") or request.url.path == "/rooms"
-    said = STORE_DOWN.render(i18n.current().code)
+    said = str(message)  # (in the request's language)
     if page and not request.url.path.startswith("/api/"):
         response = pages.message_page(request, 503, i18n._("Tables out of reach"), said,
                                       action_label=i18n._("Back to the lobby"))
@@ -67,15 +72,24 @@ class PiquetApp(FastAPI):
 
 
 def settings_store(settings: Settings) -> RoomStore | None:
-    """The store the settings name (None: rooms in this process's memory only). Its copy
-    of a room outlives the room's idle time by two sweeps: the owner renews it at every
-    sweep, and deletes it when the room closes; a slow table's outlives its
-    `slow_room_days` so, counted from its last write."""
+    """The store the settings name (None: rooms in this process's memory only): a SQLite
+    file in the data directory by default (StoreRefused if it cannot be used), Redis
+    with a URL. Its copy of a room outlives the room's idle time by two sweeps: the
+    owner renews it at every sweep, and deletes it when the room closes; a slow table's
+    outlives its `slow_room_days` so, counted from its last write."""
     sweeps = 2 * settings.sweep_interval
-    return make_store(settings.redis_url, ttl_seconds=settings.room_idle_seconds + sweeps,
-                      cluster=settings.redis_cluster, replicas=settings.redis_replicas,
-                      patience=settings.store_patience, timeout=settings.redis_timeout,
-                      slow_ttl_seconds=settings.slow_room_seconds + sweeps)
+    ttl = settings.room_idle_seconds + sweeps
+    slow_ttl = settings.slow_room_seconds + sweeps
+    kind = settings.store_kind
+    if kind == "sqlite":
+        return SQLiteStore(settings.data_dir / SQLITE_FILE, ttl_seconds=ttl,
+                           patience=settings.store_patience,
+                           purge_seconds=settings.sweep_interval)
+    if kind == "redis":
+        return RedisStore(settings.redis_url, ttl_seconds=ttl, slow_ttl_seconds=slow_ttl,
+                          cluster=settings.redis_cluster, replicas=settings.redis_replicas,
+                          patience=settings.store_patience, timeout=settings.redis_timeout)
+    return None
 
 
 def room_setup(settings: Settings, *, clock: Clock, new_seed: SeedSource,
@@ -219,8 +233,8 @@ def create_app(
     replace them.
     `settle_gc`: once started, freeze what start-up made and set the collector's
     thresholds (app/runtime.py); `python -m app` does, the tests' processes do not.
-    `store`: where rooms are kept beyond memory (default: Redis if PIQUET_REDIS_URL is
-    set)."""
+    `store`: where rooms are kept beyond memory (default: the one the settings name,
+    `settings_store`)."""
     settings = settings or Settings()
     if store is None:
         store = settings_store(settings)

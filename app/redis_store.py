@@ -35,7 +35,6 @@ from app.redis_scripts import SCRIPTS, actions_key, room_key
 from app.store import (
     Change,
     HandOver,
-    RoomStore,
     SeatTaken,
     StoredRoom,
     StoreUnavailable,
@@ -109,6 +108,7 @@ class RedisStore(WritesByKind):
     """
 
     name = "redis"
+    may_lose_writes = True  # (configured not to, and checked at start: but it may)
 
     def __init__(self, url: str, *, ttl_seconds: float, owner: str | None = None,
                  max_connections: int = 32, cluster: bool = False, replicas: int = 0,
@@ -469,13 +469,3 @@ def _upgrade(room_id: str, fields: dict[str, str], actions: list[bytes]) -> Stor
         secret=fields.get("secret", ""),
         moved_at=float(fields.get("moved") or 0),
     )
-
-
-def make_store(url: str | None, *, ttl_seconds: float, cluster: bool = False,
-               replicas: int = 0, patience: float = 10.0, timeout: float = 5.0,
-               slow_ttl_seconds: float | None = None) -> RoomStore | None:
-    """The store the settings ask for: None (rooms in memory only), Redis, or a cluster."""
-    if not url:
-        return None
-    return RedisStore(url, ttl_seconds=ttl_seconds, cluster=cluster, replicas=replicas,
-                      patience=patience, timeout=timeout, slow_ttl_seconds=slow_ttl_seconds)

@@ -50,6 +50,7 @@ from app.store import (
     Start,
     StoredRoom,
     StoreError,
+    StoreFull,
     StoreUnknown,
     VersionConflict,
     change_for_action,
@@ -73,6 +74,8 @@ CLOSED = N_("This table is not taking moves just now (the server is restarting, 
             "table moved); nothing changed. It will reconnect by itself.")
 WATCHING = N_("You are watching this table: you cannot play.")
 MOVED = "This table moved to another server; reconnect."
+# Both seats are told so while the store's disk is full (until a change is kept again).
+CANNOT_SAVE = N_("The table cannot save: your move was not made")
 
 # A seat's latest message ids are remembered, so that a message resent after a reconnect
 # is told `duplicate_id`. Never applying a message twice does not rest on this: a message
@@ -382,14 +385,24 @@ class Room:
             if kind == "abandon":
                 return await self._end_for_absence(seat, reply_to)
             return await self._move(seat, action, reply_to)
-        except SeatTaken:
+        except StoreError as exc:
+            return self._store_failed(exc, seat, reply_to)
+
+    def _store_failed(self, exc: StoreError, seat: int, reply_to: Connection | None) -> Outcome:
+        """The store did not keep `seat`'s move (nothing changed here): what the seats are
+        told, the one place it is decided. A seat taken meanwhile is a refusal; another
+        process has the room, or the store's answer is unknown: the room lets go (its
+        sockets reconnect and read the room as kept); a full disk: both seats are told
+        the table cannot save (until a change is kept again); not answering: the mover
+        is told to try again, and the computer tries again by itself."""
+        if isinstance(exc, SeatTaken):
             return self._refuse(reply_to, seat, "not_allowed",
                                 N_("Your friend has just taken the seat."))
-        except VersionConflict:
+        if isinstance(exc, VersionConflict):
             self._let_go_soon(MOVED)
             return "let_go"
-        except StoreUnknown as exc:
-            log.error("store failed room=%s seat=%d: %s", self.room_id, seat, exc)
+        log.error("store failed room=%s seat=%d: %s", self.room_id, seat, exc)
+        if isinstance(exc, StoreUnknown):
             self._let_go_soon(
                 "The table's store did not answer, so whether your last move was kept is "
                 "not known yet; reconnecting shows the table as it is kept."
@@ -397,15 +410,17 @@ class Room:
                 "The table's store did not answer; reconnecting shows the table as it is "
                 "kept.")
             return "let_go"
-        except StoreError as exc:
-            log.error("store failed room=%s seat=%d: %s", self.room_id, seat, exc)
-            if reply_to is None:  # the computer tries again: the table says it waits
-                if not self.journal.waiting:
-                    self._store_waiting(True)
-                return "unavailable"
-            return self._refuse(reply_to, seat, "unavailable", N_(
-                "The table's store is not answering just now; nothing changed. Try again "
-                "in a moment."), "unavailable")
+        if isinstance(exc, StoreFull):
+            self.notice = CANNOT_SAVE
+            self.seating.tell(self.snapshot(self.journal.receipt(self.version)))
+            return self._refuse(reply_to, seat, "unavailable", CANNOT_SAVE, "unavailable")
+        if reply_to is None:  # the computer tries again: the table says it waits
+            if not self.journal.waiting:
+                self._store_waiting(True)
+            return "unavailable"
+        return self._refuse(reply_to, seat, "unavailable", N_(
+            "The table's store is not answering just now; nothing changed. Try again in a "
+            "moment."), "unavailable")
 
     def _refuse(self, reply_to: Connection | None, seat: int, code: ErrorCode, message: Said,
                 outcome: Outcome = "refused") -> Outcome:
@@ -633,7 +648,8 @@ class Room:
         """The new state, committed already (the caller holds the lock): one version up,
         and every socket handed it, `first` (the mover's) first. `notice`: what both
         seats are told of it (else a notice goes with the deal it was told for)."""
-        if notice is not None or state.deal_number != self.state.deal_number:
+        if (notice is not None or state.deal_number != self.state.deal_number
+                or self.notice == CANNOT_SAVE):  # (kept again: the store has room)
             self.notice = notice
         ended = state.step in _OVER and self.state.step not in _OVER
         self.state = state

@@ -8,13 +8,15 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal, cast
 from urllib.parse import urlsplit
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 ROOT = Path(__file__).resolve().parent.parent
+StoreKind = Literal["sqlite", "redis", "memory"]
+STORES: tuple[StoreKind, ...] = ("sqlite", "redis", "memory")
 
 # The kinds of number the settings take.
 Seconds = Annotated[float, Field(ge=0)]  # a wait; 0 is allowed (tests)
@@ -130,8 +132,15 @@ class Settings(BaseSettings):
     # A thread that names what the event loop was running whenever it came round more than
     # 50 ms late (app/runtime.py, StallWatch): in /healthz?detail=1 and the minute's log line.
     watch_stalls: bool = True
-    # Redis, to keep rooms beyond this process (app/store.py), e.g. redis://127.0.0.1:6379/0.
-    # Empty: rooms live in this process's memory only.
+    # Where rooms are kept (app/store.py): "sqlite", a file in `data_dir`, for one process
+    # (app/sqlite_store.py); "redis", at `redis_url`, for several; "memory", in this
+    # process only (gone with it). Empty: redis if `redis_url` is set, else sqlite.
+    store: str = ""
+    # The SQLite store's directory (made on first start), relative to where the server
+    # starts: the rooms are in piquet.db there.
+    data_dir: Path = Path("data")
+    # Redis, to keep rooms for several processes (app/redis_store.py), e.g.
+    # redis://127.0.0.1:6379/0.
     redis_url: str = ""
     # The URL names a node of a Redis Cluster: the cluster client is used (app/store.py).
     redis_cluster: bool = False
@@ -153,6 +162,29 @@ class Settings(BaseSettings):
     def slow_room_seconds(self) -> float:
         """How long a slow table ("Take your time") is kept without a move."""
         return self.slow_room_days * 24 * 3600
+
+    @field_validator("store")
+    @classmethod
+    def _known_store(cls, value: str) -> str:
+        value = value.strip().lower()
+        if value not in ("", *STORES):
+            raise ValueError(f"must be sqlite, redis or memory (or empty: redis with "
+                             f"PIQUET_REDIS_URL, else sqlite), not {value!r}")
+        return value
+
+    @model_validator(mode="after")
+    def _redis_has_a_url(self) -> Settings:
+        if self.store == "redis" and not self.redis_url:
+            raise ValueError("PIQUET_STORE=redis needs PIQUET_REDIS_URL "
+                             "(redis://host:6379/0)")
+        return self
+
+    @property
+    def store_kind(self) -> StoreKind:
+        """The store the settings name: PIQUET_STORE, else redis with a URL, else sqlite."""
+        if self.store:
+            return cast(StoreKind, self.store)  # (one of STORES: checked above)
+        return "redis" if self.redis_url else "sqlite"
 
     @field_validator("allowed_origins", mode="before")
     @classmethod

@@ -1,7 +1,9 @@
 """Where rooms are kept beyond one process: what a store promises, and the one in memory.
 
-With no store (`PIQUET_REDIS_URL` unset) a room lives in its process's memory only:
-nothing to install. With a store (Redis, or a Redis Cluster: app/redis_store.py),
+Three stores (`PIQUET_STORE`, app/main.py's `settings_store`): a SQLite file (the
+default: app/sqlite_store.py, one process, nothing to install), Redis or a Redis
+Cluster (`PIQUET_REDIS_URL`: app/redis_store.py, several processes), or none
+(`PIQUET_STORE=memory`: a room lives in its process's memory only). With a store,
 every change to a room is written there before any socket is told (`Room.commit`),
 and a room missing from memory is loaded on first use (`RoomRegistry.find`), so a
 restarted, killed or re-routed room resumes.
@@ -26,8 +28,9 @@ refused (VersionConflict) unless the stored version is one less: two processes n
 both apply a change to a room. A write is told to no one until the store has answered
 that it holds it, durably by its own promise; when the store cannot say, the write
 fails with StoreUnknown (the room lets go, and whoever comes back reads the truth), and
-with StoreUnavailable only when nothing of it reached the store. `MemoryStore` keeps the
-same contract in a dict, for tests and as a reading aid.
+with StoreUnavailable only when nothing of it reached the store (StoreFull: the store's
+disk is full). A store that cannot be opened at start raises StoreRefused. `MemoryStore`
+keeps the same contract in a dict, for tests and as a reading aid.
 """
 
 from __future__ import annotations
@@ -110,9 +113,20 @@ class StoreUnavailable(StoreError):
     to have changed nothing."""
 
 
+class StoreFull(StoreUnavailable):
+    """The store has no room left on its disk: nothing was written. Moves stop, and go
+    on once there is room again."""
+
+
 class StoreUnknown(StoreError):
     """A write was sent and the store did not answer within its patience: whether it
     holds the write is not known. The room must let go and be read again."""
+
+
+class StoreRefused(RuntimeError):
+    """The store cannot be used at all (a file damaged, of a newer schema, or in use by
+    another process): the server does not start. The message is one line, for the
+    operator, and names the file."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +187,9 @@ class RoomStore(Protocol):
     """What rooms need of a store."""
 
     name: str
+    # A write it acknowledged may yet be lost (Redis without its fsync, a failover): the
+    # rooms then keep their last writes to write again (app/journal.py).
+    may_lose_writes: bool
 
     async def create(self, room: StoredRoom) -> None: ...
     async def save(self, room_id: str, change: Change, *,
@@ -237,6 +254,7 @@ class MemoryStore(WritesByKind):
     the Redis scripts below do exactly this, atomically)."""
 
     name = "memory"
+    may_lose_writes = False
 
     def __init__(self) -> None:
         self.rooms: dict[str, StoredRoom] = {}

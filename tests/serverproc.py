@@ -46,6 +46,15 @@ def session_members(sid: int) -> list[int]:
     return found
 
 
+def store_env(env: dict[str, str]) -> dict[str, str]:
+    """A test's server keeps its rooms in memory unless `env` names a store (or Redis):
+    no test writes into the checkout's ./data, and each that keeps rooms in a SQLite
+    file gives it a directory of its own."""
+    if "PIQUET_STORE" in env or "PIQUET_REDIS_URL" in env:
+        return {}
+    return {"PIQUET_STORE": "memory"}
+
+
 class ServerDidNotStart(RuntimeError):
     """The process exited, or /healthz did not answer in time."""
 
@@ -93,7 +102,8 @@ def stop(proc: subprocess.Popen[Any], timeout: float = 10) -> int:
 class AppProcess:
     """`python -m app` on a loopback port of its own, its log in a file, with the tests'
     settings (no computer delay, limits raised: every test's traffic comes from
-    127.0.0.1); `env` adds or overrides PIQUET_* settings."""
+    127.0.0.1; rooms in memory unless `env` names a store); `env` adds or overrides
+    PIQUET_* settings."""
 
     def __init__(self, log_path: Path, port: int | None = None, *, new_session: bool = False,
                  **env: str) -> None:
@@ -113,6 +123,7 @@ class AppProcess:
             "PIQUET_ROOMS_BURST": "100000",
             "PIQUET_ROOMS_PER_ADDRESS": "100000",
             "PIQUET_LOG_LEVEL": "info",
+            **store_env(env),
             **env,
         }
         self.http = f"http://{HOST}:{self.port}"

@@ -12,9 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
+import sqlite3
+import threading
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -24,6 +29,9 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 import engine
 from app.redis_scripts import actions_key, room_key
+from app.redis_store import _upgrade as upgrade
+from app.sqlite_store import read_room
+from app.store import StoredRoom
 
 Json = dict[str, Any]
 
@@ -217,39 +225,54 @@ async def tables(base: str, friends: int, computers: int, reckoning: Reckoning,
     return made
 
 
-def lost_and_wrong(redis: Any, all_tables: list[Table], reckoning: Reckoning) -> tuple[int, int]:
+Stored = Callable[[str], StoredRoom | None]  # a room as its store holds it, by id
+
+
+def redis_rooms(redis: Any) -> Stored:
+    """The rooms as a Redis holds them (read as the app reads them, of any schema)."""
+    r = redis.client()
+
+    def read(room_id: str) -> StoredRoom | None:
+        fields = {k.decode(): v.decode() for k, v in r.hgetall(room_key(room_id)).items()}
+        if not fields:
+            return None
+        return upgrade(room_id, fields, r.lrange(actions_key(room_id), 0, -1))
+
+    return read
+
+
+def sqlite_rooms(path: Path) -> Stored:
+    """The rooms as a SQLite file holds them, read while its server runs or after it
+    was killed (a read-only connection: nothing is written to the file)."""
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    return lambda room_id: read_room(conn, room_id, 0.0)
+
+
+def lost_and_wrong(stored: Stored, all_tables: list[Table],
+                   reckoning: Reckoning) -> tuple[int, int]:
     """Changes told that the store does not hold (by table: the store's version below the
     highest shown, or a replay of the store that is not what the players were shown
     last), and refusals of moves the store holds after all."""
-    r = redis.client()
     lost = 0
     for table in all_tables:
-        version = int(r.hget(room_key(table.room_id), "version"))
+        room = stored(table.room_id)
         shown = max(p.seen for p in table.players)
-        if version < shown:
+        if room is None or room.version < shown:
             lost += 1
             continue
-        fields = {k.decode(): v.decode() for k, v in r.hgetall(room_key(table.room_id)).items()}
-        stored = [json.loads(a) for a in r.lrange(actions_key(table.room_id), 0, -1)]
-        state = engine.new_partie(
-            int(fields["seed"]),
-            first_dealer=int(fields["first_dealer"]) if fields.get("first_dealer") else None,
-            pack=fields["first_pack"].split() if fields.get("first_pack") else None)
-        for entry in stored:
-            pack = entry[2].split() if len(entry) > 2 else None
-            state = (engine.deal_again(state, pack or [], "") if entry[0] == -1
-                     else engine.apply(state, entry[0], entry[1], pack=pack))
+        state = engine.replay(room.seed, room.actions, first_dealer=room.first_dealer,
+                              pack=room.first_pack)
         for player in table.players:
-            if player.version == version and engine.view(state, player.view["seat"])[
+            if player.version == room.version and engine.view(state, player.view["seat"])[
                     "hand"] != player.view["hand"]:
                 lost += 1
     wrong = 0
     for room_id, before, action in reckoning.refused:
-        stored = [json.loads(a) for a in r.lrange(actions_key(room_id), 0, -1)]
-        version = int(r.hget(room_key(room_id), "version"))
-        index = len(stored) - (version - before)  # the entry that made version before + 1
+        room = stored(room_id)
+        assert room is not None
+        index = len(room.actions) - (room.version - before)  # the entry that made before + 1
         plain = {k: v for k, v in action.items() if k not in ("label", "say")}
-        if 0 <= index < len(stored) and stored[index][1] == plain:
+        if 0 <= index < len(room.actions) and room.actions[index][1] == plain:
             wrong += 1
     return lost, wrong
 
@@ -264,3 +287,60 @@ def back_after(all_tables: list[Table], since: float) -> float:
     firsts = [min((m for m in t.moved_at if m > since), default=float("inf"))
               for t in all_tables]
     return max(firsts) - since
+
+
+def play_through(base: str, fault: Callable[[], Awaitable[float]], *, friends: int,
+                 computers: int, before: float, after: float
+                 ) -> tuple[Reckoning, list[Table], float]:
+    """Tables played flat out on the server at `base` (ws://): `before` seconds, then
+    `fault` (it breaks something and returns once it is over, time.monotonic()), then
+    `after` seconds more. The reckoning, the tables, and when the fault ended."""
+    async def scenario() -> tuple[Reckoning, list[Table], float]:
+        reckoning = Reckoning()
+        played = await tables(base, friends, computers, reckoning)
+        until = time.monotonic() + before + after + 30
+        stop = asyncio.Event()
+
+        async def table_loop(table: Table) -> None:
+            while not stop.is_set():
+                await table.play(min(until, time.monotonic() + 0.5))
+
+        loops = [asyncio.create_task(table_loop(t)) for t in played]
+        await asyncio.sleep(before)
+        ended = await fault()
+        await asyncio.sleep(after - (time.monotonic() - ended))
+        stop.set()
+        await asyncio.gather(*loops)
+        return reckoning, played, ended
+
+    return asyncio.run(scenario())
+
+
+def nothing_lost(stored: Stored, reckoning: Reckoning, played: list[Table], ended: float,
+                 name: str, after: float) -> None:
+    """The reckoning printed (docs/reliability.md) and checked: nothing told lost, no
+    wrong answer, no computer stuck, no version shown older than one shown before, and
+    every table playing again within `after` seconds of the fault."""
+    lost, wrong = lost_and_wrong(stored, played, reckoning)
+    stuck = stuck_computers(played, ended)
+    back = back_after(played, ended)
+    print(f"\n{name}: changes told {reckoning.told}, lost {lost}, wrong answers {wrong}, "
+          f"computer tables stuck {stuck}, every table played again {back:.1f} s after; "
+          f"reconnects {reckoning.reconnects}, errors {reckoning.errors}")
+    assert not reckoning.went_back, reckoning.went_back[:3]
+    assert lost == 0 and wrong == 0 and stuck == 0
+    assert back < after, f"a table did not play again within {after} s"
+
+
+def busy_disk(folder: Path, stop: threading.Event) -> None:
+    """Writes with an fsync after each, on `folder`'s file system, until stopped."""
+    path = folder / "ballast"
+    block = os.urandom(1 << 20)
+    with path.open("wb") as out:
+        while not stop.is_set():
+            for _ in range(8):
+                out.write(block)
+            out.flush()
+            os.fsync(out.fileno())
+            out.seek(0)
+    path.unlink()

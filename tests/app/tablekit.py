@@ -57,7 +57,8 @@ def write_stand_ins(directory: Path) -> Path:
 
 
 def settings_for_tests(templates_dir: Path, **overrides: Any) -> Settings:
-    """Fast and permissive unless a test says otherwise: no computer delay, no pings."""
+    """Fast and permissive unless a test says otherwise: no computer delay, no pings,
+    rooms in memory (unless the test names a store, or Redis)."""
     values: dict[str, Any] = {
         "templates_dir": templates_dir,
         "computer_delay": 0,
@@ -75,6 +76,8 @@ def settings_for_tests(templates_dir: Path, **overrides: Any) -> Settings:
         "max_watchers_per_address": 16,  # every test client is one address
         "lobby_coalesce": 0.01,  # the lobby's news at once (test_lobby checks the coalescing)
     }
+    if "store" not in overrides and "redis_url" not in overrides:
+        values["store"] = "memory"
     values.update(overrides)
     return Settings(**values)
 

@@ -305,7 +305,7 @@ def test_a_flood_of_actions_is_cut_off_and_applied_at_most_once(tmp_path: Path) 
 def test_sigterm_closes_every_socket_with_1012_and_a_restart_forgets_rooms(
     tmp_path: Path,
 ) -> None:
-    server = LiveServer(tmp_path / "server.log").start()
+    server = LiveServer(tmp_path / "server.log", PIQUET_STORE="memory").start()
     try:
 
         async def open_sockets() -> tuple[list[LiveSeat], tuple[str, str]]:
@@ -327,7 +327,8 @@ def test_sigterm_closes_every_socket_with_1012_and_a_restart_forgets_rooms(
         room_id, token = asyncio.run(scenario())
         assert server.proc is not None and server.proc.returncode in (0, -15)
         assert "Application shutdown complete" in server.log()
-        # The same port again: rooms lived in memory, so the old room is unknown.
+        # The same port again: rooms lived in memory only (PIQUET_STORE=memory), so the
+        # old room is unknown.
         server.start()
 
         async def after_restart() -> tuple[int | None, str]:

@@ -8,7 +8,6 @@ how long after the fault every table played again (printed; docs/reliability.md)
 from __future__ import annotations
 
 import asyncio
-import os
 import threading
 import time
 from collections.abc import Awaitable, Callable
@@ -17,7 +16,7 @@ from typing import Any
 
 import pytest
 from livekit import LiveServer
-from storekit import Reckoning, back_after, lost_and_wrong, stuck_computers, tables
+from storekit import busy_disk, nothing_lost, play_through, redis_rooms
 
 from tests.cluster import Redis
 
@@ -34,48 +33,9 @@ def app_for(tmp_path: Path, redis: Redis) -> LiveServer:
 def run_with_fault(server: LiveServer, redis: Redis,
                    fault: Callable[[], Awaitable[float]], name: str) -> None:
     """`fault` breaks Redis and returns when it answered again (time.monotonic())."""
-    async def scenario() -> tuple[Reckoning, list[Any], float]:
-        reckoning = Reckoning()
-        played = await tables(server.ws, FRIENDS, COMPUTERS, reckoning)
-        until = time.monotonic() + BEFORE + AFTER + 30
-        stop = asyncio.Event()
-
-        async def table_loop(table: Any) -> None:
-            while not stop.is_set():
-                await table.play(min(until, time.monotonic() + 0.5))
-
-        loops = [asyncio.create_task(table_loop(t)) for t in played]
-        await asyncio.sleep(BEFORE)
-        ended = await fault()
-        await asyncio.sleep(AFTER - (time.monotonic() - ended))
-        stop.set()
-        await asyncio.gather(*loops)
-        return reckoning, played, ended
-
-    reckoning, played, ended = asyncio.run(scenario())
-    lost, wrong = lost_and_wrong(redis, played, reckoning)
-    stuck = stuck_computers(played, ended)
-    back = back_after(played, ended)
-    print(f"\n{name}: changes told {reckoning.told}, lost {lost}, wrong answers {wrong}, "
-          f"computer tables stuck {stuck}, every table played again {back:.1f} s after; "
-          f"reconnects {reckoning.reconnects}, errors {reckoning.errors}")
-    assert not reckoning.went_back, reckoning.went_back[:3]
-    assert lost == 0 and wrong == 0 and stuck == 0
-    assert back < AFTER, f"a table did not play again within {AFTER} s"
-
-
-def busy_disk(folder: Path, stop: threading.Event) -> None:
-    """Writes with an fsync after each, on Redis's own file system, until stopped."""
-    path = folder / "ballast"
-    block = os.urandom(1 << 20)
-    with path.open("wb") as out:
-        while not stop.is_set():
-            for _ in range(8):
-                out.write(block)
-            out.flush()
-            os.fsync(out.fileno())
-            out.seek(0)
-    path.unlink()
+    reckoning, played, ended = play_through(server.ws, fault, friends=FRIENDS,
+                                            computers=COMPUTERS, before=BEFORE, after=AFTER)
+    nothing_lost(redis_rooms(redis), reckoning, played, ended, name, AFTER)
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
-"""The store for rooms (app/store.py) against a real redis-server started here: what is
-kept, one writer per room, tokens never in the clear, expiry, a room of the previous
-schema, and a room loaded by a process that never saw it."""
+"""The store for rooms (app/store.py): its contract, in memory, in a real redis-server
+started here and in a SQLite file; then, against Redis, what is kept, one writer per
+room, tokens never in the clear, expiry, a room of the previous schema, and a room
+loaded by a process that never saw it."""
 
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ import engine
 from app.redis_scripts import actions_key, room_key
 from app.redis_store import RedisStore
 from app.registry import RoomRegistry
+from app.sqlite_store import SQLiteStore
 from app.store import Change, MemoryStore, RoomStore, StoredRoom, VersionConflict, hash_token
 from tests.cluster import Redis
 from tests.stacked import AU_CENT, GAME_IN_ONE_PACK
@@ -58,10 +60,12 @@ def a_room(room_id: str = "room-a") -> StoredRoom:
                       seat_hashes=[hash_token("maker"), None])
 
 
-@pytest.fixture(params=["memory", "redis"])
-def store(request: pytest.FixtureRequest) -> RoomStore:
+@pytest.fixture(params=["memory", "redis", "sqlite"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> RoomStore:
     if request.param == "memory":
         return MemoryStore()
+    if request.param == "sqlite":
+        return SQLiteStore(tmp_path / "data" / "piquet.db", ttl_seconds=600)
     server: Redis = request.getfixturevalue("redis_server")
     server.client().flushall()
     return redis_store(server)
@@ -83,7 +87,7 @@ def run(coro: Any) -> Any:
     return asyncio.run(coro)
 
 
-# --- the store's contract, in memory and in Redis ------------------------------------------
+# --- the store's contract, in memory, in Redis and in SQLite --------------------------------
 
 
 def test_a_room_is_kept_as_its_seed_actions_version_seats_and_options(store: RoomStore) -> None:

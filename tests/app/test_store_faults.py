@@ -35,9 +35,12 @@ from app.redis_store import RedisStore
 from app.registry import RoomRegistry, random_seed
 from app.room_options import RoomOptions
 from app.room_setup import RoomSetup
+from app.sqlite_store import SQLiteStore
 from app.store import (
     Change,
     MemoryStore,
+    RoomStore,
+    SeatTaken,
     StoredRoom,
     VersionConflict,
     change_for_action,
@@ -332,9 +335,9 @@ class Maker:
         pass
 
 
-@pytest.mark.parametrize("mode", ["memory", "redis", "two processes"])
+@pytest.mark.parametrize("mode", ["memory", "redis", "two processes", "sqlite"])
 def test_a_seat_is_never_both_claimed_and_given_to_the_computer(
-    mode: str, redis: Redis
+    mode: str, redis: Redis, tmp_path: Path
 ) -> None:
     """The friend's page claims the seat while the maker gives it to the computer, a few
     milliseconds apart, in either order, 100 times: exactly one of them gets it, here and
@@ -343,8 +346,9 @@ def test_a_seat_is_never_both_claimed_and_given_to_the_computer(
         stores: list[Any]
         if mode == "memory":
             stores = [None, None]
-        elif mode == "redis":
-            store = RedisStore(redis.url, ttl_seconds=600)
+        elif mode in ("redis", "sqlite"):
+            store = (RedisStore(redis.url, ttl_seconds=600) if mode == "redis" else
+                     SQLiteStore(tmp_path / "piquet.db", ttl_seconds=600))
             stores = [store, store]
         else:
             stores = [RedisStore(redis.url, ttl_seconds=600, owner="a"),
@@ -383,7 +387,7 @@ def test_a_seat_is_never_both_claimed_and_given_to_the_computer(
         for s in {id(s): s for s in stores if s is not None}.values():
             await s.close()
 
-    if mode != "memory":
+    if mode in ("redis", "two processes"):
         redis.client().flushall()
     asyncio.run(race(random.Random(9)))
 
@@ -430,21 +434,32 @@ def test_the_store_holds_no_deal_before_it_is_dealt(templates_dir: Path, redis: 
         gen.close()
 
 
-# --- the memory store keeps the same contract --------------------------------------------
+# --- every store keeps the same contract ---------------------------------------------------
 
 
-def test_the_memory_store_refuses_a_seat_taken_and_keeps_a_claim() -> None:
+@pytest.mark.parametrize("kind", ["memory", "redis", "sqlite"])
+def test_a_store_refuses_a_seat_taken_and_keeps_a_claim(
+    kind: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """A new match that takes a free seat for a friend keeps the claim; one that needs
+    that seat free afterwards (giving it to the computer) is refused, writing nothing."""
     async def scenario() -> None:
-        store = MemoryStore()
+        store: RoomStore = MemoryStore()
+        if kind == "redis":
+            store = RedisStore(request.getfixturevalue("redis").url, ttl_seconds=600)
+        elif kind == "sqlite":
+            store = SQLiteStore(tmp_path / "piquet.db", ttl_seconds=600)
         await store.create(a_room())
         await store.save("room-a", Change(2, "match", match=2, seed=3,
                                           claim=(1, hash_token("friend")), free=1))
         loaded = await store.load("room-a")
         assert loaded is not None and loaded.seat_hashes[1] == hash_token("friend")
-        from app.store import SeatTaken
-
         with pytest.raises(SeatTaken):
             await store.save("room-a", Change(3, "match", match=3, seed=4, free=1,
                                               options={"opponent": "computer"}))
+        loaded = await store.load("room-a")
+        assert loaded is not None and (loaded.version, loaded.match) == (2, 2)
+        assert loaded.options == {"opponent": "friend"}
+        await store.close()
 
     asyncio.run(scenario())

@@ -42,7 +42,7 @@ def server() -> Iterator[Server]:
     port = free_port()
     env = {**os.environ, "PIQUET_PORT": str(port), "PIQUET_COMPUTER_DELAY": "0",
            "PIQUET_RATE_LIMIT_PER_SECOND": "1000", "PIQUET_RATE_LIMIT_BURST": "1000",
-           "PIQUET_ROOMS_BURST": "1000",
+           "PIQUET_ROOMS_BURST": "1000", "PIQUET_STORE": "memory",
            "PIQUET_LOG_LEVEL": "warning"}
     proc = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)

@@ -53,7 +53,7 @@ FILE_LIMIT = 1024
 
 def start_server(port: int, log: Path) -> subprocess.Popen[bytes]:
     env = {**os.environ, "PIQUET_HOST": HOST, "PIQUET_PORT": str(port),
-           "PIQUET_LOG_LEVEL": "warning", "FORWARDED_ALLOW_IPS": ""}
+           "PIQUET_LOG_LEVEL": "warning", "FORWARDED_ALLOW_IPS": "", "PIQUET_STORE": "memory"}
 
     def limit_files() -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (FILE_LIMIT, FILE_LIMIT))

@@ -27,7 +27,12 @@ Measured:
   play, less the RSS before the rooms were made (after a warm-up room), divided by K;
 - CPU: seconds of CPU the server and this client used during play;
 - shutdown: at the end the server gets SIGTERM with every socket open; each socket
-  should see close code 1012 ("service restart").
+  should see close code 1012 ("service restart");
+- the store (one process: the server's own, PIQUET_STORE as set, else SQLite in a
+  temporary PIQUET_DATA_DIR): the file's size with its log at the end, a room; its
+  commits and writes a second; and the fsync and fdatasync calls the server made a
+  second during play, counted by `perf stat` on the syscall tracepoints (where perf
+  runs: as root here).
 
 The run is bounded: set-up, play and shutdown each have a deadline, every receive has
 a time limit, and the server is killed if it does not stop. The last line prints the
@@ -50,6 +55,7 @@ import gc
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -109,6 +115,7 @@ class Stats:
     actions: int = 0
     parties: int = 0
     errors: int = 0
+    store_waits: int = 0  # states saying the table waits for its store (same version)
     error_samples: list[str] = field(default_factory=list)
     stop: bool = False
 
@@ -136,14 +143,20 @@ class Seat:
     def version(self) -> int:
         return int(self.state["version"])
 
-    async def next_state(self) -> dict[str, Any]:
-        """The next `state`; pings are answered, presence frames skipped, errors raised."""
+    async def next_state(self, after: int = -1, stats: Stats | None = None) -> dict[str, Any]:
+        """The next `state` of a version above `after`; pings are answered, presence
+        frames skipped, errors raised. A state of the same version saying the table
+        waits for its store (or that it answers again) is counted, not returned."""
         while True:
             text = await asyncio.wait_for(self.ws.recv(), RECV_TIMEOUT)
             frame: dict[str, Any] = json.loads(text)
             kind = frame["type"]
             if kind == "state":
                 self.state = frame
+                if frame["version"] <= after:
+                    if stats is not None and frame["room"]["store"] == "waiting":
+                        stats.store_waits += 1
+                    continue
                 return frame
             if kind == "ping":
                 await self.ws.send('{"type": "pong"}')
@@ -214,10 +227,10 @@ class Room:
         before = who.version
         start = time.perf_counter()
         await who.ws.send(text)
-        mine = await who.next_state()
+        mine = await who.next_state(before, stats)
         stats.round_trips.append(time.perf_counter() - start)
         stats.sent_at.append(start)
-        theirs = await other.next_state()
+        theirs = await other.next_state(before)
         stats.relays.append(time.perf_counter() - start)
         if not mine["version"] == theirs["version"] == before + 1:
             raise LoadError(f"versions {before} -> {mine['version']}/{theirs['version']}")
@@ -316,6 +329,9 @@ async def make_computer_rooms(base: str, ws_base: str, count: int) -> list[Compu
 def start_server(port: int, rooms: int, log_path: Path,
                  collector_tuning: bool = True) -> subprocess.Popen[bytes]:
     env = {
+        # The store the environment names (else the server's default, SQLite), its file
+        # in this run's directory unless PIQUET_DATA_DIR says otherwise.
+        "PIQUET_DATA_DIR": str(log_path.parent / "data"),
         **os.environ,
         "PIQUET_HOST": HOST,
         "PIQUET_PORT": str(port),
@@ -373,6 +389,37 @@ async def make_rooms(base: str, ws_base: str, count: int, deflate: bool,
         return list(await asyncio.gather(*(one(http, first_index + i) for i in range(count))))
 
 
+class FsyncCount:
+    """The fsync and fdatasync calls of some processes (every thread) from now until
+    `stop`, counted by `perf stat` on the syscall tracepoints; None without perf."""
+
+    EVENTS = "syscalls:sys_enter_fsync,syscalls:sys_enter_fdatasync"
+
+    def __init__(self, pids: list[int]) -> None:
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.out = Path(tempfile.mkstemp(suffix=".perf")[1])
+        if shutil.which("perf"):
+            self.proc = subprocess.Popen(
+                ["perf", "stat", "-x", ",", "-e", self.EVENTS, "-o", str(self.out),
+                 "-p", ",".join(str(p) for p in pids)],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def stop(self) -> int | None:
+        if self.proc is None:
+            return None
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            return None
+        counts = [line.split(",") for line in self.out.read_text().splitlines()]
+        found = [int(c[0]) for c in counts if len(c) > 2 and c[2].startswith("syscalls:")
+                 and c[0].strip().isdigit()]
+        self.out.unlink()
+        return sum(found) if found else None
+
+
 class Servers:
     """What is measured: one app process (direct), or N behind nginx with Redis."""
 
@@ -403,6 +450,15 @@ class Servers:
     def rooms(self) -> list[int]:
         return [int(httpx.get(f"{b}/healthz", trust_env=False).json()["rooms"])
                 for b in self.app_bases]
+
+    def store_figures(self) -> dict[str, Any]:
+        """The first app process's store, as /healthz?detail=1 tells it (the SQLite
+        store's file size, commits and writes)."""
+        answer = httpx.get(f"{self.app_bases[0]}/healthz", params={"detail": 1},
+                           headers={"X-Operator-Token": OPERATOR_TOKEN}, trust_env=False,
+                           timeout=30).json()
+        store: dict[str, Any] = answer.get("store") or {"name": "memory"}
+        return store
 
     def redis_calls(self) -> dict[str, int]:
         if self.redis is None:
@@ -449,6 +505,8 @@ async def run(args: argparse.Namespace, servers: Servers) -> dict[str, Any]:
     rss_by_10s: list[int] = []  # the highest RSS in each 10 s of play
     server_cpu0, client_cpu0 = servers.cpu(), cpu_seconds(os.getpid())
     other_cpu0, calls0 = servers.other_cpu(), servers.redis_calls()
+    store0 = servers.store_figures()
+    fsync_count = FsyncCount([p.pid for p in servers.procs])
     # The client's own event loop: a stall here would be timed as the server's.
     client_loop = LoopMonitor(window=60.0, name="client", logger=None)  # printed below
     prober = asyncio.create_task(client_loop.run())
@@ -521,6 +579,8 @@ async def run(args: argparse.Namespace, servers: Servers) -> dict[str, Any]:
     if strong_rooms:
         print(f"strong rooms: {len(strong_rooms)}, computer moves {counts['computer']}, "
               f"person moves {counts['person']}, errors {counts['errors']}")
+    fsyncs = fsync_count.stop()
+    store = {"before": store0, "after": servers.store_figures(), "fsyncs": fsyncs}
     server_cpu = servers.cpu() - server_cpu0
     other_cpu = {k: v - other_cpu0[k] for k, v in servers.other_cpu().items()}
     calls = {k: v - calls0.get(k, 0) for k, v in servers.redis_calls().items()}
@@ -550,6 +610,7 @@ async def run(args: argparse.Namespace, servers: Servers) -> dict[str, Any]:
         "codes": codes,
         "exit_code": exit_code,
         "stalls": sorted(stalls, key=lambda x: -x["ms"]), "play_at": play_at,
+        "store": store,
     }
 
 
@@ -561,6 +622,25 @@ def minute_line(name: str, loop: dict[str, Any] | None) -> str:
             f"gc passes {loop['gc_young_passes']} young ({loop['gc_middle_passes']} of them "
             f"middle), {loop['gc_full_passes']} full (longest "
             f"{loop['gc_full_pass_max_ms']:.0f} ms)")
+
+
+def store_line(store: dict[str, Any], rooms: int, elapsed: float) -> str:
+    """Prints the store's figures over the play; their summary for the last line."""
+    before, after, fsyncs = store["before"], store["after"], store["fsyncs"]
+    name = after.get("name", "memory")
+    fsync_rate = "n/a" if fsyncs is None else f"{fsyncs / elapsed:.0f}"
+    if "bytes" not in after:
+        print(f"store: {name}; fsync+fdatasync during play: {fsync_rate}/s (perf)")
+        return f"store={name} fsyncs/s={fsync_rate}"
+    commits = after["commits"] - before["commits"]
+    writes = after["writes"] - before["writes"]
+    per_room = after["bytes"] / rooms / 1024
+    print(f"store: {name}, {after['file']}: {after['bytes'] / 2**20:.1f} MiB at the end "
+          f"({per_room:.1f} KiB a room), its log {after['log_bytes'] / 2**20:.1f} MiB; "
+          f"during play {writes / elapsed:.0f} "
+          f"writes/s in {commits / elapsed:.0f} commits/s "
+          f"({writes / max(commits, 1):.1f} a commit); fsync+fdatasync {fsync_rate}/s (perf)")
+    return f"store={name} disk/room={per_room:.1f}KiB fsyncs/s={fsync_rate}"
 
 
 def report(args: argparse.Namespace, r: dict[str, Any]) -> int:
@@ -599,6 +679,10 @@ def report(args: argparse.Namespace, r: dict[str, Any]) -> int:
         total = sum(r["calls"].values())
         print(f"redis commands during play: {total} ({total / stats.actions:.2f} per action): "
               + ", ".join(f"{k} {v}" for k, v in sorted(r["calls"].items()) if v))
+    disk = store_line(r["store"], k, r["elapsed"])
+    if stats.store_waits:
+        print(f"the table said it waited for its store (a write over 1 s) "
+              f"{stats.store_waits} times")
     print(f"shutdown (SIGTERM): {ok_1012}/{len(r['codes'])} sockets closed with 1012"
           + (f", others: {', '.join(others)}" if others else "")
           + f"; server exit code {r['exit_code']}")
@@ -629,7 +713,7 @@ def report(args: argparse.Namespace, r: dict[str, Any]) -> int:
           f"p50={pct(stats.round_trips, .5):.1f}ms "
           f"p99={pct(stats.round_trips, .99):.1f}ms errors={stats.errors} "
           f"parties={stats.parties} mem/room={per_room:.1f}KiB "
-          f"shutdown_1012={ok_1012}/{len(r['codes'])}")
+          f"shutdown_1012={ok_1012}/{len(r['codes'])} {disk}")
     return 0 if stats.errors == 0 and ok_1012 == len(r["codes"]) else 1
 
 

@@ -18,11 +18,12 @@ ever waking an idle one (~0.09 ms against ~0.12 ms apart), which the table, whos
 seat's state is written after the actor's, does not get: the two would not be measured
 alike (docs/reliability.md, "Round trip").
 
-`--store`: the cost of keeping rooms in Redis. A third server is started, the table
-again with PIQUET_REDIS_URL set, against a redis-server started here (on the servers'
-CPU too); its blocks are interleaved with the others, and the last line compares the
-table with and without the store (each action then waits for one Redis round trip
-before its state is sent).
+`--store [redis|sqlite]`: the cost of keeping rooms in Redis (the default) or in a
+SQLite file. A third server is started, the table again with PIQUET_REDIS_URL set,
+against a redis-server started here (on the servers' CPU too), or with its SQLite file in
+a temporary directory; its blocks are interleaved with the others, and the last line
+compares the table with and without the store (each action then waits for one Redis
+round trip, or one commit and its fsync, before its state is sent).
 """
 
 from __future__ import annotations
@@ -270,12 +271,12 @@ async def measure(
           f"p50 {e50:.3f} ms, p99 {e99:.3f} ms")
     if stored is not None:
         s50, s99 = pct(store_times, 0.5), pct(store_times, 0.99)
-        print(f"table, rooms in Redis: {len(store_times)} actions, action -> new state "
-              f"p50 {s50:.3f} ms, p99 {s99:.3f} ms")
-        print("CPU per action: table in memory {:.0f} us, table with the store {:.0f} us, "
-              "redis-server {:.0f} us".format(
-                  1e6 * cpu["memory"] / len(app_times), 1e6 * cpu["store"] / len(store_times),
-                  1e6 * cpu["redis"] / len(store_times)))
+        print(f"table, rooms in {'Redis' if 'redis' in cpu else 'SQLite'}: {len(store_times)} "
+              f"actions, action -> new state p50 {s50:.3f} ms, p99 {s99:.3f} ms")
+        print("CPU per action: table in memory {:.0f} us, table with the store {:.0f} us{}".format(
+            1e6 * cpu["memory"] / len(app_times), 1e6 * cpu["store"] / len(store_times),
+            f", redis-server {1e6 * cpu['redis'] / len(store_times):.0f} us"
+            if "redis" in cpu else ""))
         print(f"roundtrip p50 with store {s50:.3f} ms vs memory {a50:.3f} ms "
               f"(+{s50 - a50:.3f} ms, ratio {s50 / a50:.2f}); p99 with store {s99:.3f} ms "
               f"vs memory {a99:.3f} ms; echo p50 {e50:.3f} ms")
@@ -298,8 +299,9 @@ def main() -> None:
                         help="do not offer permessage-deflate (browsers do offer it)")
     parser.add_argument("--no-pin", action="store_true",
                         help="leave the client and servers' CPUs to the scheduler")
-    parser.add_argument("--store", action="store_true",
-                        help="also measure the table keeping rooms in Redis (redis-server)")
+    parser.add_argument("--store", nargs="?", const="redis", choices=["redis", "sqlite"],
+                        help="also measure the table keeping rooms in Redis (redis-server) "
+                             "or in a SQLite file")
     parser.add_argument("--serve-echo", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_echo:
@@ -308,7 +310,8 @@ def main() -> None:
     app_port, echo_port = free_port(), free_port()
     env = {"PIQUET_PORT": str(app_port), "PIQUET_COMPUTER_DELAY": "0",
            "PIQUET_RATE_LIMIT_PER_SECOND": "1000000", "PIQUET_RATE_LIMIT_BURST": "1000000",
-           "PIQUET_ROOMS_BURST": "100000", "PIQUET_LOG_LEVEL": "warning"}
+           "PIQUET_ROOMS_BURST": "100000", "PIQUET_LOG_LEVEL": "warning",
+           "PIQUET_STORE": "memory"}
     cpus = placement(not args.no_pin)
     where, server_cpu = "left to the scheduler", None
     if cpus is not None:
@@ -322,7 +325,15 @@ def main() -> None:
                              {}, echo_port, server_cpu))
         store_port = None
         pids = {"memory": servers[0].pid, "echo": servers[1].pid}
-        if args.store:
+        if args.store == "sqlite":
+            import tempfile
+
+            store_port = free_port()
+            servers.append(start([sys.executable, "-m", "app"],
+                                 {**env, "PIQUET_PORT": str(store_port), "PIQUET_STORE": "sqlite",
+                                  "PIQUET_DATA_DIR": tempfile.mkdtemp()}, store_port, server_cpu))
+            pids.update(store=servers[-1].pid)
+        elif args.store:
             import tempfile
 
             from tests.cluster import Redis
@@ -334,7 +345,7 @@ def main() -> None:
                 os.sched_setaffinity(redis.proc.pid, server_cpu)
             store_port = free_port()
             servers.append(start([sys.executable, "-m", "app"],
-                                 {**env, "PIQUET_PORT": str(store_port),
+                                 {**env, "PIQUET_PORT": str(store_port), "PIQUET_STORE": "redis",
                                   "PIQUET_REDIS_URL": redis.url}, store_port, server_cpu))
             pids.update(store=servers[-1].pid, redis=redis.proc.pid)
         compression = None if args.no_deflate else "deflate"

@@ -21,7 +21,7 @@ import pytest
 from playwright.sync_api import Page
 
 from app.i18n import language
-from tests.serverproc import ServerDidNotStart, free_port, wait_until_healthy
+from tests.serverproc import ServerDidNotStart, free_port, store_env, wait_until_healthy
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -386,7 +386,7 @@ def launch(
 ) -> tuple[subprocess.Popen[bytes], str]:
     """Starts `python -m <module>` on `port` (by default a free one); returns it and its
     base URL once GET /healthz answers. The computer seat moves at once
-    (PIQUET_COMPUTER_DELAY=0)."""
+    (PIQUET_COMPUTER_DELAY=0); its rooms are in memory unless `env` names a store."""
     port = port or free_port()
     full_env = {
         **os.environ,
@@ -398,6 +398,7 @@ def launch(
         "PIQUET_ROOMS_PER_ADDRESS": "100000",  # and are held by it while open
         "PIQUET_COMPUTER_LEAD_DELAY": "0",
         "PIQUET_COMPUTER_TRICK_HOLD": "0",
+        **store_env(env),
         **env,
     }
     with log_path.open("ab") as log:

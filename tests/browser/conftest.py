@@ -91,12 +91,19 @@ class Watch:
         page.add_init_script(CSP_WATCH)
         page.on("console", self._console)
         page.on("pageerror", lambda e: self.note("pageerror", str(e)))
-        page.on("requestfailed", lambda r: self.note("requestfailed", f"{r.url} {r.failure}"))
+        page.on("requestfailed", self._failed)
         page.on(
             "response",
             lambda r: self.note("http", f"{r.status} {r.url}") if r.status >= 400 else None,
         )
         page.on("request", self._check_origin)
+
+    def _failed(self, request: Any) -> None:
+        # A page's fetch still on its way when the test goes to another page is cancelled
+        # by the browser (the lobby asks for "My tables" as it opens): not a failure.
+        if request.failure == "net::ERR_ABORTED" and request.resource_type in ("fetch", "xhr"):
+            return
+        self.note("requestfailed", f"{request.url} {request.failure}")
 
     def _console(self, message: Any) -> None:
         if message.type == "error":

@@ -38,7 +38,7 @@ def test_a_restart_shows_the_banner_then_says_the_table_is_gone(
     watch.allow("console", "WebSocket connection to")  # the tries while the server is down
     port = _free_port()
     log = tmp_path / "server.log"
-    proc, base = launch("app", log, port=port)
+    proc, base = launch("app", log, port=port, PIQUET_STORE="memory")
     try:
         seat = open_seat(base_url=base)
         start_table(seat)
@@ -53,7 +53,8 @@ def test_a_restart_shows_the_banner_then_says_the_table_is_gone(
         assert seat.attrs()["connection"] == "lost"
         seat.page.wait_for_timeout(1500)  # a try or two against the stopped server
 
-        proc, _ = launch("app", log, port=port)  # the same address, but rooms were in memory
+        # The same address, but rooms were in memory only.
+        proc, _ = launch("app", log, port=port, PIQUET_STORE="memory")
         wait_connection(seat, "closed")
         text = banner.inner_text()
         assert "This table no longer exists" in text and "Reconnecting" not in text
@@ -72,6 +73,48 @@ def test_a_restart_shows_the_banner_then_says_the_table_is_gone(
         seat.wait_ready()
         wait_connection(seat, "open")
         assert not banner.is_visible()
+    finally:
+        stop(proc)
+
+
+def test_a_restart_keeps_the_table_and_the_deal_is_finished_in_the_same_page(
+    open_seat, watch, tmp_path: Path
+) -> None:
+    """Rooms kept in a SQLite file, as `make run` keeps them: half a deal played against
+    the computer, the server stopped (Ctrl+C) and started again on the same data
+    directory. The page, never reloaded, reconnects by itself, shows the same hand at
+    the same version, and the deal is played to its end."""
+    watch.allow("console", "WebSocket connection to")  # the tries while the server is down
+    port = _free_port()
+    env = {"PIQUET_STORE": "sqlite", "PIQUET_DATA_DIR": str(tmp_path / "data")}
+    proc, base = launch("app", tmp_path / "server.log", port=port, **env)
+    try:
+        seat = open_seat(base_url=base)
+        start_table(seat)
+        seat.play_until(lambda a: a.get("phase") == "play" and len(seat.view()["tricks"]) >= 6)
+        version, hand = seat.version(), seat.view()["hand"]
+        seat.page.evaluate("window.beforeTheRestart = true")
+        opened = count_sockets(seat)
+        seen = len(seat.states())
+
+        stop(proc)  # as Ctrl+C does: the page's socket is closed with 1012
+        banner = seat.page.locator("#conn-banner")
+        banner.wait_for(state="visible", timeout=10000)
+        proc, _ = launch("app", tmp_path / "server2.log", port=port, **env)
+        wait_connection(seat, "open")
+        assert opened, "the page never reconnected"
+        for _ in range(300):  # its first state from the new server (the socket opens first)
+            if len(seat.states()) > seen:
+                break
+            seat.page.wait_for_timeout(50)
+        back = seat.states()[seen]  # the table as the new server loaded it
+        assert back["version"] >= version  # (the computer may have moved at once)
+        if back["version"] == version:
+            assert back["view"]["hand"] == hand
+        assert not banner.is_visible()
+        seat.play_until(phase_is("deal_over", "partie_over"))
+        assert seat.page.evaluate("window.beforeTheRestart === true"), "the page was reloaded"
+        assert len(seat.view()["tricks"]) == 12
     finally:
         stop(proc)
 
