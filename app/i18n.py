@@ -36,6 +36,7 @@ from babel.support import NullTranslations, Translations
 
 import engine.computer.advice
 import engine.review
+from engine.errors import PiquetError
 from engine.words import WORDS, Phrase, Speaker
 
 log = logging.getLogger("piquet")
@@ -308,16 +309,23 @@ def N_(msgid: str, **values: Any) -> Text:
     return Text(msgid, values)
 
 
-# What a person is told: a message (Text), a phrase (engine.words), or words already said.
-Said = Text | dict[str, Any] | str
+# What a person is told: a message (Text), a phrase (engine.words), an engine's refusal,
+# or words already said.
+Said = Text | dict[str, Any] | PiquetError | str
 
 
 def render(said: Said | None, lang: str | None) -> str | None:
-    """`said` in the language `lang`."""
+    """`said` in the language `lang`. An engine's refusal is its own English message in
+    English (it quotes the action and what was allowed, for a program too), its phrase in
+    any other language."""
     if said is None or isinstance(said, str):
         return said
     if isinstance(said, Text):
         return said.render(lang)
+    if isinstance(said, PiquetError):
+        if language(lang).code == SOURCE or said.say is None:
+            return str(said)
+        return language(lang).say(said.say)
     return language(lang).say(said)
 
 

@@ -437,11 +437,11 @@ class Room:
         try:
             state = engine.apply(self.state, seat, action, pack=pack)
         except engine.MalformedActionError as exc:
-            return self._refuse(reply_to, seat, "bad_message", _refusal(exc))
+            return self._refuse(reply_to, seat, "bad_message", exc)
         except engine.OutOfTurnError as exc:
-            return self._refuse(reply_to, seat, "out_of_turn", _refusal(exc))
+            return self._refuse(reply_to, seat, "out_of_turn", exc)
         except engine.PiquetError as exc:  # IllegalActionError and any other refusal
-            return self._refuse(reply_to, seat, "illegal_action", _refusal(exc))
+            return self._refuse(reply_to, seat, "illegal_action", exc)
         except Exception:
             log.exception("engine failed room=%s seat=%d", self.room_id, seat)
             return self._refuse(reply_to, seat, "internal",
@@ -744,10 +744,3 @@ class Room:
                           first_dealer=self.state.first_dealer, rematch=sorted(self.rematch),
                           secret=self.journal.secret)
 
-
-def _refusal(exc: engine.PiquetError) -> Said:
-    """An engine's refusal, for a person: its phrase (engine.words), or in general words
-    with its English detail (a malformed action: no page sends one)."""
-    if exc.say is not None:
-        return exc.say
-    return N_("The table cannot read that action: {detail}", detail=str(exc))
