@@ -94,7 +94,7 @@ class Combo:
         object.__setattr__(self, "key", key)
         object.__setattr__(self, "stage_keys", (key[0] * 100 + key[1],) * 2
                            if self.category is Category.SET else key)
-        object.__setattr__(self, "label", Words(_label(self.category, self.cards)))
+        object.__setattr__(self, "label", self.words("label", 2))
 
     @property
     def length(self) -> int:
@@ -163,8 +163,24 @@ class Combo:
             object.__setattr__(self, "_told", told)
         return told[stages >= 2].copy()
 
+    def words(self, form: str, stages: int) -> Words:
+        """Its `label` ("label"), `public` or `the` phrase after `stages` stages, as Words
+        made once for every call alike: the phrases depend on the category and key alone,
+        and a deal makes several calls' entries and records."""
+        k = (form, self.category, self.key, stages >= 2)
+        words = _WORDS.get(k)
+        if words is None:
+            said = _label(self.category, self.cards) if form == "label" else \
+                self.public(stages) if form == "public" else self.the(stages)
+            words = _WORDS[k] = Words(said)
+        return words
+
     def __str__(self) -> str:
         return f"{self.label} ({' '.join(map(str, self.cards))})"
+
+
+# Words by (form, category, key, told whole): a few hundred at most.
+_WORDS: dict[tuple[str, Category, tuple[int, int], bool], Words] = {}
 
 
 def _set(cards: tuple[Card, ...]) -> Phrase:

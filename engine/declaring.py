@@ -161,8 +161,8 @@ def on_answer(s: State, seat: int, a: Action) -> None:
         # is the one her answer named.
         tie = Combo(d.category, a.cards)
         set_decl(s, decl(s, d.category)._replace(outcome=Outcome.EQUAL))
-        s.combos = (*s.combos, ComboRecord(elder, e, "tied", Words(e.public(2))),
-                    ComboRecord(seat, tie, "tied", Words(tie.public(2))))
+        s.combos = (*s.combos, ComboRecord(elder, e, "tied", e.words("public", 2)),
+                    ComboRecord(seat, tie, "tied", tie.words("public", 2)))
         log(s, None, "score", {"code": _EQUAL_NOBODY[d.category]})
         _next_elder_category(s)
 
@@ -250,7 +250,7 @@ def _lesser_calls(s: State, seat: int) -> list[Combo]:
 
 def _record_scored(s: State, seat: int, combo: Combo, stages: int) -> None:
     score(s, seat, combo.score, Reckon.of(combo.category), combo.label, combo)
-    s.combos = (*s.combos, ComboRecord(seat, combo, "scored", Words(combo.public(stages)),
+    s.combos = (*s.combos, ComboRecord(seat, combo, "scored", combo.words("public", stages),
                                        told=stages))
 
 

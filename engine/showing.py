@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from engine.actions import Action, See
 from engine.cards import Card, sort_hand
+from engine.combos import Category, Combo
 from engine.state import ComboRecord, Shown, State
 from engine.table import Legal, log
 from engine.words import Phrase, W, Words
@@ -34,9 +35,21 @@ def legal_see(s: State, seat: int) -> list[Legal]:
 
 def _offers(combos: tuple[ComboRecord, ...]) -> tuple[tuple[Legal, ...], tuple[Legal, ...]]:
     """Each seat's `see` entries: what scored or tied for the other seat, not yet shown."""
-    return tuple(tuple((_see(i), Words({"code": _SEE, "what": r.combo.the(r.told)}))
+    return tuple(tuple((_see(i), _see_words(r.combo, r.told))
                        for i, r in enumerate(combos) if r.seat != seat and not r.shown)
                  for seat in (0, 1))  # type: ignore[return-value]
+
+
+def _see_words(combo: Combo, told: int) -> Words:
+    """"See the quart": made once for every call alike (see Combo.words)."""
+    k = (combo.category, combo.key, told >= 2)
+    words = _SEE_WORDS.get(k)
+    if words is None:
+        words = _SEE_WORDS[k] = Words({"code": _SEE, "what": combo.the(told)})
+    return words
+
+
+_SEE_WORDS: dict[tuple[Category, tuple[int, int], bool], Words] = {}
 
 
 _SEES = [See(i) for i in range(32)]

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple, TypeVar
 from engine.cards import Card
 from engine.combos import Category, Combo
 from engine.variants import RUBICON, Rules
-from engine.words import Words
+from engine.words import Phrase, Words
 
 
 class Phase(enum.Enum):
@@ -110,8 +110,22 @@ class LogLine(NamedTuple):
     seat: int | None
     role: str | None  # "elder" / "younger" / None
     kind: str
-    text: Words  # its English; its phrase is `text.say` (engine.words)
+    # What was said: its phrase, or Words made once (the English and the phrase). A
+    # line's English is worked out when it is read (`text`), not at every step.
+    said: Words | Phrase
     points: int = 0
+
+    @property
+    def text(self) -> Words:
+        """Its English (a str), whose `say` is its phrase."""
+        said = self.said
+        return said if type(said) is Words else Words(said)  # type: ignore[arg-type]
+
+    @property
+    def say(self) -> Phrase:
+        """Its phrase (engine.words)."""
+        said = self.said
+        return said.say if type(said) is Words else said  # type: ignore[return-value]
 
 
 class Declaration(NamedTuple):
@@ -123,7 +137,7 @@ class Declaration(NamedTuple):
     elder_call: Combo | None = None
     stage: int = 0  # the stage younger is answering
     younger_beat_stage: int | None = None  # the stage at which younger said "not good"
-    said: tuple[tuple[int, Words], ...] = ()  # (seat, words), in the order said
+    said: tuple[tuple[int, Phrase], ...] = ()  # (seat, phrase), in the order said
     # The same dialogue as data (the view's declarations): what each seat said, no more.
     elder_nothing: bool = False  # elder said "Nothing"
     answers: tuple[str, ...] = ()  # younger's replies, stage by stage: good/not_good/equal

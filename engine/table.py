@@ -49,8 +49,7 @@ def log(s: State, seat: int | None, kind: str, said: Phrase | Words, points: int
     Words made once, on the hot path)."""
     role = None if seat is None or s.dealer is None else \
         ("younger" if seat == s.dealer else "elder")
-    text = said if type(said) is Words else Words(said)  # type: ignore[arg-type]
-    s.log = (*s.log, _make(LogLine, (seat, role, kind, text, points)))
+    s.log = (*s.log, _make(LogLine, (seat, role, kind, said, points)))
 
 
 def score(s: State, seat: int, points: int, reckon: Reckon, what: str,
@@ -93,9 +92,8 @@ def say(s: State, category: Category, seat: int, kind: str, said: Phrase,
     """What `seat` says in a category's dialogue: in the log, and in the category's own
     record of it (the view's `declarations`)."""
     d = s.declarations[category]
-    words = Words(said)
-    set_decl(s, d._replace(said=(*d.said, (seat, words))))
-    log(s, seat, kind, words, points)
+    set_decl(s, d._replace(said=(*d.said, (seat, said))))
+    log(s, seat, kind, said, points)
 
 
 def elder_seat(s: State) -> int:

@@ -23,6 +23,7 @@ from engine.state import (
     Trick,
 )
 from engine.variants import Rules
+from engine.words import Words
 
 # What is told at each stage of a call, by category (RULES.md §4): the view's `stage`.
 STAGES: dict[Category, tuple[str, ...]] = {
@@ -172,7 +173,7 @@ def deal_log(state: State, start: int = 0) -> list[dict[str, Any]]:
     """The public log of the current deal (before the first deal: the cut), from line
     `start` of it on; `len(deal_log(state))` counts its lines."""
     return [{"seat": x.seat, "role": x.role, "kind": x.kind, "text": x.text, "points": x.points,
-             "say": x.text.say} for x in state.log[start:]]
+             "say": x.say} for x in state.log[start:]]
 
 
 def _tricks(tricks: tuple[Trick, ...]) -> tuple[dict[str, Any], ...]:
@@ -256,9 +257,9 @@ def _declaration(s: State, d: Declaration) -> dict[str, Any]:
             to_speak, owed = s.elder, "call"
     dealer = s.dealer
     return {"category": d.category.word, "outcome": d.outcome.word,
-            "said": [("Younger: " if seat == dealer else "Elder: ") + text
-                     for seat, text in d.said],
-            "says": [{"seat": seat, "say": text.say} for seat, text in d.said],
+            "said": [("Younger: " if seat == dealer else "Elder: ") + Words(said)
+                     for seat, said in d.said],
+            "says": [{"seat": seat, "say": said} for seat, said in d.said],
             "elder_call": None if e is None else e.told(d.stage + 1),
             "elder_nothing": d.elder_nothing, "answers": list(d.answers),
             "younger_call": None if y is None else y.told(d.younger_told),

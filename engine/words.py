@@ -66,12 +66,24 @@ class Words(str):
     say: Phrase
 
     def __new__(cls, say: Phrase) -> Words:
-        words = super().__new__(cls, english(say))
+        # The English of a phrase is worked out once: a deal says the same few dozen
+        # phrases over and over (a call, a count), and the engine makes one at most steps.
+        key = repr(say)  # (a phrase's values are numbers, strings, lists, phrases)
+        text = _SAID.get(key)
+        if text is None:
+            if len(_SAID) >= _SAID_KEPT:
+                _SAID.clear()
+            text = _SAID[key] = english(say)
+        words = super().__new__(cls, text)
         words.say = say
         return words
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (Words, (self.say,))
+
+
+_SAID: dict[str, str] = {}  # English, by a phrase's repr
+_SAID_KEPT = 4096
 
 
 # --- forms -------------------------------------------------------------------------------
