@@ -14,10 +14,10 @@ function whereOf(x, deal = true) {
   return deal ? t("deal {deal}, {where}", { deal: x.deal, where }) : where;
 }
 
-/** An action or legal entry as compared: no label or index, cards as a set. */
+/** An action or legal entry as compared: no label, phrase or index, cards as a set. */
 function same(action) {
   const out = {};
-  for (const k of Object.keys(action).sort()) if (k !== "label" && k !== "index") out[k] = k === "cards" ? [...action[k]].sort() : action[k];
+  for (const k of Object.keys(action).sort()) if (k !== "label" && k !== "say" && k !== "index") out[k] = k === "cards" ? [...action[k]].sort() : action[k];
   return JSON.stringify(out);
 }
 
