@@ -83,7 +83,7 @@ def settings_store(settings: Settings) -> RoomStore | None:
     kind = settings.store_kind
     if kind == "sqlite":
         return SQLiteStore(settings.data_dir / SQLITE_FILE, ttl_seconds=ttl,
-                           patience=settings.store_patience,
+                           slow_ttl_seconds=slow_ttl, patience=settings.store_patience,
                            purge_seconds=settings.sweep_interval)
     if kind == "redis":
         return RedisStore(settings.redis_url, ttl_seconds=ttl, slow_ttl_seconds=slow_ttl,
@@ -147,13 +147,18 @@ Lifespan = Callable[[FastAPI], contextlib.AbstractAsyncContextManager[None]]
 
 
 def lobby_for(settings: Settings, rooms: RoomRegistry) -> Lobby:
-    """The lobby, its lists kept where the rooms are (Redis, or this process), told of
-    every change of a room and telling the rooms of this process their news."""
+    """The lobby, its lists kept where the rooms are (Redis; this process, its open
+    tables in the SQLite file too; or this process alone), told of every change of a
+    room and telling the rooms of this process their news."""
     store: LobbyStore
     if isinstance(rooms.store, RedisStore):
         from app.redis_lobby import RedisLobby
 
         store = RedisLobby(rooms.store)
+    elif isinstance(rooms.store, SQLiteStore):
+        from app.sqlite_lobby import SQLiteLobby
+
+        store = SQLiteLobby(rooms.store)
     else:
         store = MemoryLobby()
     lobby = Lobby(store, open_seconds=settings.open_table_seconds,

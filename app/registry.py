@@ -163,8 +163,8 @@ class RoomRegistry:
         self.rooms[room_id] = room
         self.moved["loaded"] += 1
         if self.lobby is not None:
-            if room.waiting_for_stranger():
-                room.listing = "listed" if room_id in self.lobby.open else "unlisted"
+            if room.waiting_for_stranger():  # (its page told, and it counts from now)
+                room.set_listing("listed" if room_id in self.lobby.open else "unlisted")
             self.lobby.room_changed(room)
         log.info("room loaded room=%s version=%d actions=%d from=%s rooms=%d", room_id,
                  room.version, len(stored.actions), stored.owner or "?", len(self.rooms))

@@ -26,9 +26,14 @@ back after a restart, a crash or `kill -9`.
   to it. A schema older than this one is brought up to date by `MIGRATIONS`, each step
   in a transaction (`PRAGMA user_version` is the schema).
 - **Expiry, as Redis's.** Each room has an expiry time (the wall clock: it outlives the
-  process), renewed by every write and by the sweeps' `keep_alive`; past it a room is
-  gone to load and to write, and `listen` (one process has no hand-overs to listen
-  for) deletes expired rooms from the file every `purge_seconds`.
+  process): its last write plus its own keep (app/store.py's `keep_seconds`, from its
+  options when made and when a write changes them): a room played now `ttl_seconds`,
+  renewed too by the sweeps' `keep_alive` (which never shortens an expiry), a slow
+  table ("Take your time") `slow_ttl_seconds`, renewed by its writes alone. Past it a
+  room is gone to load and to write, and `listen` (one process has no hand-overs to
+  listen for) deletes expired rooms from the file every `purge_seconds`. Each room
+  keeps when it was last written (`moved_at`: how long ago its last move was, after a
+  restart).
 - **Disk full.** SQLite rolls the transaction back (SQLITE_FULL): nothing written,
   StoreFull, and the next write after space returns goes through.
 """
@@ -65,6 +70,7 @@ from app.store import (
     WritesByKind,
     decode_entry,
     encode_entry,
+    keep_seconds,
 )
 
 log = logging.getLogger("piquet.store")
@@ -73,8 +79,10 @@ FILE_NAME = "piquet.db"
 SCHEMA = 1
 # MIGRATIONS[n]: from schema n to n + 1 (0: an empty file). Schema 1: a row a room (the
 # seed as text: it is 64 bits unsigned; the options and "Play again" as JSON; each seat's
-# token digest or NULL; the expiry, in seconds of the wall clock) and a row an entry of
-# the match, keyed by the room's row and the version it made.
+# token digest or NULL; when it was last written, how long it is kept after a write, and
+# its expiry, in seconds of the wall clock), a row an entry of the match, keyed by the
+# room's row and the version it made, and a row an open table waiting in the lobby (its
+# entry as JSON: app/sqlite_lobby.py).
 MIGRATIONS = [
     """
     CREATE TABLE rooms (
@@ -90,6 +98,8 @@ MIGRATIONS = [
         first_pack TEXT,
         rematch TEXT NOT NULL,
         secret TEXT NOT NULL,
+        moved REAL NOT NULL,
+        keep REAL NOT NULL,
         expires REAL NOT NULL
     );
     CREATE TABLE actions (
@@ -97,6 +107,10 @@ MIGRATIONS = [
         version INTEGER NOT NULL,
         entry TEXT NOT NULL,
         PRIMARY KEY (room, version)
+    ) WITHOUT ROWID;
+    CREATE TABLE lobby (
+        room TEXT PRIMARY KEY,
+        entry TEXT NOT NULL
     ) WITHOUT ROWID;
     """,
 ]
@@ -110,10 +124,11 @@ MOST_IN_A_COMMIT = 512
 PURGE_BATCH = 200
 _SEATS = ("seat0", "seat1")
 _ROOM_COLUMNS = ("key, options, seed, match, version, seat0, seat1, first_dealer, "
-                 "first_pack, rematch, secret")
+                 "first_pack, rematch, secret, moved")
 
 Run = Callable[[sqlite3.Connection, float], Any]
-Append = tuple[str, int, str]  # an action's write: room id, the version it makes, its entry
+# An action's write: room id, the version it makes, its entry, when it was made.
+Append = tuple[str, int, str, float]
 
 
 # --- opening: the lock, the checks, the schema ---------------------------------------------
@@ -210,7 +225,8 @@ def read_room(conn: sqlite3.Connection, room_id: str, now: float) -> StoredRoom 
                        (room_id, now)).fetchone()
     if row is None:
         return None
-    key, options, seed, match, version, seat0, seat1, first_dealer, pack, rematch, secret = row
+    (key, options, seed, match, version, seat0, seat1, first_dealer, pack, rematch, secret,
+     moved) = row
     # The entries in one row (one statement step, not one a row: see `append_all`).
     made = conn.execute("SELECT json_group_array(json_array(version, entry)) FROM actions "
                         "WHERE room = ?", (key,)).fetchone()[0]
@@ -223,7 +239,7 @@ def read_room(conn: sqlite3.Connection, room_id: str, now: float) -> StoredRoom 
                       actions=[decode_entry(e) for e in entries],
                       first_dealer=first_dealer,
                       rematch=[int(s) for s in json.loads(rematch)],
-                      first_pack=first_pack, secret=secret)
+                      first_pack=first_pack, secret=secret, moved_at=moved)
 
 
 def room_ids(conn: sqlite3.Connection) -> list[str]:
@@ -350,15 +366,18 @@ def _failure(exc: Exception, path: Path, *, committing: bool) -> StoreError:
 
 class SQLiteStore(WritesByKind):
     """Rooms in one SQLite file, for one process: `path` (its directory is made if
-    missing), rooms kept `ttl_seconds` after their last write or keep_alive."""
+    missing), rooms kept `ttl_seconds` after their last write or keep_alive, a slow
+    table `slow_ttl_seconds` after its last write (keep_seconds)."""
 
     name = "sqlite"
     may_lose_writes = False  # (synchronous=FULL: a commit is on the disk)
 
     def __init__(self, path: Path, *, ttl_seconds: float, patience: float = 10.0,
-                 purge_seconds: float = 60.0, clock: Callable[[], float] = time.time) -> None:
+                 purge_seconds: float = 60.0, clock: Callable[[], float] = time.time,
+                 slow_ttl_seconds: float | None = None) -> None:
         self.path = Path(path)
         self.ttl = ttl_seconds
+        self.slow_ttl = slow_ttl_seconds or ttl_seconds
         self.patience = patience
         self.purge_seconds = purge_seconds
         self.clock = clock
@@ -396,7 +415,7 @@ class SQLiteStore(WritesByKind):
             now = self.clock()
             appends = [job for job in batch if job.append is not None]
             if appends:
-                append_all(conn, appends, now + self.ttl, now)
+                append_all(conn, appends, now)
             for job in batch:
                 if job.run is None:
                     continue
@@ -520,7 +539,12 @@ class SQLiteStore(WritesByKind):
 
     # --- the contract ------------------------------------------------------------------
 
+    def keep(self, options: dict[str, Any]) -> float:
+        """How long a room of these options is kept after a write."""
+        return keep_seconds(options, self.ttl, self.slow_ttl)
+
     async def create(self, room: StoredRoom) -> None:
+        keep = self.keep(room.options)
         values = (room.room_id, json.dumps(room.options), str(room.seed), room.match,
                   room.version, *room.seat_hashes, room.first_dealer,
                   " ".join(room.first_pack) if room.first_pack else None,
@@ -535,8 +559,9 @@ class SQLiteStore(WritesByKind):
                 _remove(conn, found[0])  # an expired room not yet purged
             conn.execute(
                 "INSERT INTO rooms (id, options, seed, match, version, seat0, seat1, "
-                "first_dealer, first_pack, rematch, secret, expires) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (*values, now + self.ttl))
+                "first_dealer, first_pack, rematch, secret, moved, keep, expires) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (*values, room.moved_at or now, keep, now + keep))
 
         await self._write(run)
         self.versions[room.room_id] = room.version
@@ -546,13 +571,14 @@ class SQLiteStore(WritesByKind):
         if change.kind == "action" and change.free is None:
             assert change.entry is not None
             await self._write(None, waiting, (room_id, change.version,
-                                              encode_entry(change.entry)))
+                                              encode_entry(change.entry), change.at))
             self.versions[room_id] = change.version
             return
         statements = _statements(change)
+        keep = None if change.options is None else self.keep(change.options)
 
         def run(conn: sqlite3.Connection, now: float) -> None:
-            row = conn.execute("SELECT key, version, seat0, seat1 FROM rooms "
+            row = conn.execute("SELECT key, version, seat0, seat1, keep FROM rooms "
                                "WHERE id = ? AND expires > ?", (room_id, now)).fetchone()
             stored: int | None = None if row is None else int(row[1])
             if row is None or stored is None or stored + 1 != change.version:
@@ -561,8 +587,9 @@ class SQLiteStore(WritesByKind):
                 raise SeatTaken(f"room {room_id}: seat {change.free} is taken")
             for sql, args in statements:
                 conn.execute(sql, (*args, row[0]))
-            conn.execute("UPDATE rooms SET version = ?, expires = ? WHERE key = ?",
-                         (change.version, now + self.ttl, row[0]))
+            kept = row[4] if keep is None else keep
+            conn.execute("UPDATE rooms SET version = ?, moved = ?, keep = ?, expires = ? "
+                         "WHERE key = ?", (change.version, change.at, kept, now + kept, row[0]))
 
         await self._write(run, waiting)
         self.versions[room_id] = change.version
@@ -623,17 +650,20 @@ class SQLiteStore(WritesByKind):
             await asyncio.sleep(self.purge_seconds)
 
     async def purge(self) -> int:
-        """Delete the expired rooms; how many."""
-        def run(conn: sqlite3.Connection, now: float) -> int:
-            keys = conn.execute("SELECT key FROM rooms WHERE expires <= ? LIMIT ?",
-                                (now, PURGE_BATCH)).fetchall()
-            for (key,) in keys:
+        """Delete the expired rooms (and forget their versions: `own` says they are
+        gone); how many."""
+        def run(conn: sqlite3.Connection, now: float) -> list[str]:
+            found = conn.execute("SELECT key, id FROM rooms WHERE expires <= ? LIMIT ?",
+                                 (now, PURGE_BATCH)).fetchall()
+            for key, _ in found:
                 _remove(conn, key)
-            return len(keys)
+            return [room_id for _, room_id in found]
 
         total = 0
-        while (count := int(await self._write(run))) > 0:
-            total += count
+        while purged := await self._write(run):
+            total += len(purged)
+            for room_id in purged:
+                self.versions.pop(room_id, None)
         return total
 
     async def delete(self, room_id: str, version: int) -> None:
@@ -648,10 +678,12 @@ class SQLiteStore(WritesByKind):
             del self.versions[room_id]
 
     async def keep_alive(self, room_ids: Iterable[str]) -> None:
+        """The rooms kept `ttl_seconds` from now, or longer if they were already (a slow
+        table's expiry is its last write's, never brought nearer)."""
         ids = list(room_ids)
 
         def run(conn: sqlite3.Connection, now: float) -> None:
-            conn.executemany("UPDATE rooms SET expires = ? WHERE id = ?",
+            conn.executemany("UPDATE rooms SET expires = max(expires, ?) WHERE id = ?",
                              [(now + self.ttl, room_id) for room_id in ids])
 
         if ids:
@@ -659,6 +691,26 @@ class SQLiteStore(WritesByKind):
 
     async def check(self) -> list[str]:
         return []
+
+    # --- the lobby's open tables (app/sqlite_lobby.py) ---------------------------------
+
+    def listed(self) -> list[dict[str, Any]]:
+        """The open tables the file holds: read once, as the server starts."""
+        with contextlib.closing(connect(self.path, writes=False)) as conn:
+            return [json.loads(entry) for (entry,) in conn.execute("SELECT entry FROM lobby")]
+
+    async def keep_listed(self, room_id: str, entry: dict[str, Any] | None) -> None:
+        """An open table listed (`entry`, its JSON), or gone from the list (None)."""
+        text = None if entry is None else json.dumps(entry)
+
+        def run(conn: sqlite3.Connection, now: float) -> None:
+            if text is None:
+                conn.execute("DELETE FROM lobby WHERE room = ?", (room_id,))
+            else:
+                conn.execute("INSERT OR REPLACE INTO lobby (room, entry) VALUES (?, ?)",
+                             (room_id, text))
+
+        await self._write(run)
 
     def figures(self) -> dict[str, Any]:
         """For /healthz?detail=1: the file, its size and its log's, commits and writes."""
@@ -689,35 +741,39 @@ def refused(room_id: str, version: int, stored: int | None) -> VersionConflict:
                            f"has it {told}", stored)
 
 
-def append_all(conn: sqlite3.Connection, jobs: list[Job], expires: float, now: float) -> None:
+def append_all(conn: sqlite3.Connection, jobs: list[Job], now: float) -> None:
     """Seats' actions, each on the version after its room's: three statements for them
-    all (the rooms' versions read, the entries added, the versions and expiry set), the
-    rooms and entries passed as JSON. A job whose version is not its room's next gets
-    VersionConflict."""
+    all (the rooms' versions read, the entries added, the versions, times and expiries
+    set, each room's by its own keep), the rooms and entries passed as JSON. A job whose
+    version is not its room's next gets VersionConflict."""
     ids = json.dumps([job.append[0] for job in jobs if job.append is not None])
     found = conn.execute(
-        "SELECT json_group_array(json_array(id, key, version)) FROM rooms "
+        "SELECT json_group_array(json_array(id, key, version, keep)) FROM rooms "
         "WHERE id IN (SELECT value FROM json_each(?)) AND expires > ?", (ids, now)).fetchone()
-    stored = {room_id: (key, version) for room_id, key, version in json.loads(found[0])}
+    stored = {room_id: (key, version) for room_id, key, version, _ in json.loads(found[0])}
+    keeps = {key: keep for _, key, _, keep in json.loads(found[0])}
     entries: list[tuple[int, int, str]] = []
+    latest: dict[int, tuple[int, float]] = {}  # a room's key: its version, when made
     for job in jobs:
         assert job.append is not None
-        room_id, version, entry = job.append
+        room_id, version, entry, at = job.append
         key, was = stored.get(room_id, (0, None))
         if was is None or was + 1 != version:
             job.error = refused(room_id, version, was)
             continue
         stored[room_id] = (key, version)
         entries.append((key, version, entry))
+        latest[key] = (version, at)
     if not entries:
         return
     conn.execute("INSERT INTO actions (room, version, entry) SELECT json_extract(value, '$[0]'), "
                  "json_extract(value, '$[1]'), json_extract(value, '$[2]') FROM json_each(?)",
                  (json.dumps(entries),))
-    latest = {key: version for key, version, _ in entries}  # (one write a room, but still)
-    conn.execute("UPDATE rooms SET version = json_extract(v.value, '$[1]'), expires = ? "
+    rows = [(key, version, at, now + keeps[key]) for key, (version, at) in latest.items()]
+    conn.execute("UPDATE rooms SET version = json_extract(v.value, '$[1]'), "
+                 "moved = json_extract(v.value, '$[2]'), expires = json_extract(v.value, '$[3]') "
                  "FROM json_each(?) AS v WHERE rooms.key = json_extract(v.value, '$[0]')",
-                 (expires, json.dumps(list(latest.items()))))
+                 (json.dumps(rows),))
 
 
 def _remove(conn: sqlite3.Connection, key: int) -> None:

@@ -57,9 +57,9 @@ function draw() {
   const look = ui.lookBack;
   const msg = look ? { ...ui.lastState, view: { ...look.view, legal: [], log: [] } } : ui.lastState;
   const c = renderTable(root, msg, look ? { ...ui, selected: new Set() } : ui);
-  // A refusal; the table's news.
+  // A refusal; the table's news (unless the refusal said it: a full disk's, to the mover).
   const note = msg.room.notice || (msg.room.store === "waiting" ? t("Waiting for the table's store to answer…") : "");
-  if (!look) for (const [t, role] of [[ui.notice, "alert"], [note, "status"]]) if (t) root.querySelector("#prompt").append(" ", h("span", { class: "notice", role }, t));
+  if (!look) for (const [t, role] of [[ui.notice, "alert"], [note !== ui.notice && note, "status"]]) if (t) root.querySelector("#prompt").append(" ", h("span", { class: "notice", role }, t));
   syncRoving();
   strangers(msg);
   root.dataset.busy = ui.busy;

@@ -116,8 +116,12 @@ class History:
 def make_client(
     templates_dir: Path, *, history: History | None = None, **kwargs: Any
 ) -> Iterator[TestClient]:
-    settings_overrides = {k: v for k, v in kwargs.items() if k in Settings.model_fields}
-    app_kwargs = {k: v for k, v in kwargs.items() if k not in Settings.model_fields}
+    # `store`: a setting's name ("sqlite", "redis", "memory"), or a store itself for the app.
+    def setting(key: str, value: Any) -> bool:
+        return key in Settings.model_fields and (key != "store" or isinstance(value, str))
+
+    settings_overrides = {k: v for k, v in kwargs.items() if setting(k, v)}
+    app_kwargs = {k: v for k, v in kwargs.items() if not setting(k, v)}
     if "new_seed" in app_kwargs:
         # A test that fixes the seed means to know the deals: the engine's own packs,
         # from the seed, instead of the secure ones drawn as each deal is dealt.

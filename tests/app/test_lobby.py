@@ -17,6 +17,7 @@ from tablekit import FakeClock, SeatSocket, TestClient, one_move, room_of, serve
 from app.connection import Connection
 from app.lobby import Lobby
 from app.lobby_store import MemoryLobby, OpenTable
+from app.store import MemoryStore
 
 AU_CENT = {"game": "au_cent", "cards_towards_pique": False, "carte_rouge": False}
 
@@ -108,6 +109,30 @@ def test_a_table_waiting_too_long_leaves_the_list_and_its_maker_is_told(
         again = alice.post(f"/r/{made['room_id']}/listing", json={"listed": True})
         assert again.json() == {"listing": "listed"}
         watch.until(lambda w: made["room_id"] in w.open)
+
+
+def test_an_open_table_loaded_from_the_store_tells_its_maker_where_it_stands(
+    templates_dir: Path,
+) -> None:
+    """A table loaded from the store by a process whose lobby does not list it (another
+    process had it, or a restart in memory): its maker's page is told it is not in the
+    lobby, with the offer to list it again, and it counts from then before it closes
+    unused, however long it waited before."""
+    store = MemoryStore()
+    with serve(templates_dir, store=store) as client:
+        alice = Browser(client, "Alice")
+        made = open_table(alice)
+    store.rooms[made["room_id"]].moved_at -= 500  # made (and listed) 500 s ago
+    clock = FakeClock()
+    with serve(templates_dir, store=store, clock=clock, room_unused_seconds=600) as client:
+        alice.client = client
+        page = alice.socket(made["room_id"])
+        assert page.connect()["room"]["listing"] == "unlisted"
+        clock.advance(200)
+        client.portal.call(client.app.state.rooms.sweep)  # type: ignore[attr-defined]
+        assert room_of(client, made["room_id"]).has_free_seat()  # still open to list again
+        again = alice.post(f"/r/{made['room_id']}/listing", json={"listed": True})
+        assert again.json() == {"listing": "listed"}
 
 
 def test_quick_game_pairs_two_browsers_and_never_a_browser_with_itself(

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from livekit import LiveServer
-from storekit import Reckoning, back_after, lost_and_wrong, stuck_computers, tables
+from storekit import Reckoning, back_after, lost_and_wrong, redis_rooms, stuck_computers, tables
 
 from app.redis_scripts import room_key
 from tests.cluster import RedisCluster
@@ -62,7 +62,7 @@ def test_a_master_failed_over_loses_nothing_told(tmp_path: Path, cluster: RedisC
 
     try:
         reckoning, played, ended, rooms_there = asyncio.run(scenario())
-        lost, wrong = lost_and_wrong(cluster, played, reckoning)
+        lost, wrong = lost_and_wrong(redis_rooms(cluster), played, reckoning)
         stuck = stuck_computers(played, ended)
         back = back_after(played, ended)
         print(f"\ncluster, a master with {rooms_there} of {len(played)} rooms killed: changes "

@@ -4,7 +4,9 @@ for days without a move (out of memory, in the store, between moves), and the lo
 
 from __future__ import annotations
 
+import contextlib
 import random
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +27,8 @@ from tablekit import (
 )
 
 from app.room_options import RoomOptions
-from app.store import MemoryStore
+from app.sqlite_store import SQLiteStore
+from app.store import MemoryStore, RoomStore
 
 HOUR = 3600.0
 DAY = 24 * HOUR
@@ -157,12 +160,32 @@ def test_an_abandoned_slow_partie_closes_as_any_table_does(templates_dir: Path) 
         assert rooms.get(room_id) is None
 
 
+@pytest.fixture(params=["memory", "sqlite"])
+def kept(request: pytest.FixtureRequest, tmp_path: Path) -> RoomStore:
+    """A store for the app: in memory, or a SQLite file (its rooms kept as the settings
+    would keep them: a slow table's for its days)."""
+    if request.param == "memory":
+        return MemoryStore()
+    return SQLiteStore(tmp_path / "piquet.db", ttl_seconds=2 * HOUR + 120,
+                       slow_ttl_seconds=30 * DAY + 120)
+
+
+def moved_back(store: RoomStore, room_id: str, seconds: float) -> None:
+    """The store's record of the room's last write, `seconds` earlier (time gone by)."""
+    if isinstance(store, MemoryStore):
+        store.rooms[room_id].moved_at -= seconds
+        return
+    assert isinstance(store, SQLiteStore)
+    with contextlib.closing(sqlite3.connect(store.path, timeout=10)) as conn, conn:
+        conn.execute("UPDATE rooms SET moved = moved - ? WHERE id = ?", (seconds, room_id))
+
+
 def test_with_a_store_a_slow_table_rests_there_and_comes_back_on_first_use(
-        templates_dir: Path) -> None:
+        templates_dir: Path, kept: RoomStore) -> None:
     """Nobody has it open for the idle time: it leaves memory, not the store; the next
     visit loads it as it was, and "My tables" still counts from its last move."""
     clock = FakeClock()
-    store = MemoryStore()
+    store = kept
     with serve(templates_dir, clock=clock, policy=first_legal, store=store,
                room_idle_seconds=2 * HOUR) as client:
         rooms = client.app.state.rooms  # type: ignore[attr-defined]
@@ -174,8 +197,9 @@ def test_with_a_store_a_slow_table_rests_there_and_comes_back_on_first_use(
             sock.close()
         clock.advance(2 * HOUR + 1)
         assert client.portal.call(rooms.sweep) == 0  # type: ignore[union-attr]
-        assert rooms.get(room_id) is None and room_id in store.rooms
-        store.rooms[room_id].moved_at -= 3 * HOUR  # its last move, three hours ago
+        assert rooms.get(room_id) is None
+        assert client.portal.call(store.load, room_id) is not None  # type: ignore[union-attr]
+        moved_back(store, room_id, 3 * HOUR)  # its last move, three hours ago
         back = [SeatSocket(client, room_id, t).connect()["view"] for t in tokens]
         for was, now in zip(before, back, strict=True):
             assert (now["hand"], now["scores"], now["legal"]) == (

@@ -8,27 +8,43 @@ test_store_faults.py.)"""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
+import json
 import random
 import sqlite3
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from livekit import LiveSeat, LiveServer
 from storekit import busy_disk, nothing_lost, play_through, sqlite_rooms
-from tablekit import FakeClock, SeatSocket, first_legal, make_client, new_room, next_move
+from tablekit import (
+    FakeClock,
+    SeatSocket,
+    first_legal,
+    join,
+    make_client,
+    new_room,
+    next_move,
+    one_move,
+)
+from websockets.asyncio.client import connect
 
 import engine
+import tests.disk
+from app.lobby_store import OpenTable
 from app.main import settings_store
 from app.registry import RoomRegistry
 from app.room import CANNOT_SAVE
 from app.settings import ROOT, Settings
+from app.sqlite_lobby import SQLiteLobby
 from app.sqlite_store import SCHEMA, SQLiteStore
 from app.store import (
     StoredRoom,
@@ -186,6 +202,128 @@ def test_an_expired_room_is_deleted_from_the_file(tmp_path: Path) -> None:
         assert conn.execute("SELECT count(*) FROM actions").fetchone()[0] == 1
 
 
+HOUR = 3600.0
+DAY = 24 * HOUR
+
+
+def expiries(path: Path) -> dict[str, float]:
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        return dict(conn.execute("SELECT id, expires FROM rooms").fetchall())
+
+
+def test_a_slow_room_is_kept_its_days_after_its_last_write_then_purged(tmp_path: Path) -> None:
+    """Each room by its own keep, in a batch of writes too: a room played now its idle
+    time after its last write or keep alive, a slow one ("Take your time", from when it
+    is made or from the options of a new match) its days after its last write; a keep
+    alive never brings a slow room's end nearer; the purge deletes each when its time
+    is past."""
+    clock = FakeClock(1_000_000.0)
+    path = tmp_path / "piquet.db"
+    slow_options = {"opponent": "friend", "pace": "slow"}
+
+    async def scenario() -> None:
+        store = SQLiteStore(path, ttl_seconds=600, slow_ttl_seconds=30 * DAY, clock=clock)
+        slow = a_room("slow")
+        slow.options = slow_options
+        for room in (slow, a_room("now"), a_room("turned")):
+            await store.create(room)
+        await store.new_match("turned", 2, 2, 5, options=slow_options)
+        # Both actions in one batch (the writer held meanwhile by a write that waits).
+        go_on = threading.Event()
+        held = asyncio.ensure_future(store._write(lambda conn, now: go_on.wait(10)))
+        await asyncio.sleep(0)  # (it is queued)
+        while not store.writer.jobs.empty():  # taken by the writer, which waits
+            await asyncio.sleep(0.01)
+        both = asyncio.gather(store.append("slow", 2, 0, {"type": "pass"}),
+                              store.append("now", 2, 0, {"type": "pass"}))
+        await asyncio.sleep(0.05)
+        go_on.set()
+        await held
+        await both
+        assert store.commits == 6  # three made, a match, the write held, the two actions
+        now = clock()
+        assert expiries(path) == {"slow": now + 30 * DAY, "now": now + 600,
+                                  "turned": now + 30 * DAY}
+        clock.advance(500)
+        await store.keep_alive(["slow", "now", "turned"])
+        assert expiries(path) == {"slow": now + 30 * DAY, "now": now + 1100,
+                                  "turned": now + 30 * DAY}
+        clock.advance(601)
+        assert await store.purge() == 1  # the room played now, past its idle time
+        assert await store.load("slow") is not None and await store.load("turned") is not None
+        clock.advance(30 * DAY - 1102)
+        assert await store.purge() == 0
+        clock.advance(1)
+        assert await store.load("slow") is None
+        assert await store.own("turned") == 2  # (written here: known without a read)
+        assert await store.purge() == 2
+        assert await store.own("turned") == -1  # gone, and said to be
+        await store.close()
+
+    asyncio.run(scenario())
+    assert expiries(path) == {}
+
+
+def test_a_slow_table_rests_in_the_file_and_comes_back_after_a_restart_then_goes(
+    templates_dir: Path, tmp_path: Path
+) -> None:
+    """The store the settings build keeps a slow table its days (plus two sweeps) after
+    its last write. Nobody having it open for the idle time, it leaves memory and rests
+    in the file, past the idle time and the purges; after a restart it comes back as it
+    was, "My tables" counting from its last move (three hours ago here); and once its
+    days have gone by without a move, the purge deletes it from the file."""
+    clock = FakeClock()
+    data = tmp_path / "data"
+    path = data / "piquet.db"
+    settings = {"store": "sqlite", "data_dir": data, "clock": clock, "policy": first_legal,
+                "room_idle_seconds": 600, "sweep_interval": 30, "slow_room_days": 30}
+    gen = make_client(templates_dir, **settings)
+    client = next(gen)
+    try:
+        rooms: RoomRegistry = client.app.state.rooms  # type: ignore[attr-defined]
+        store = rooms.store
+        assert isinstance(store, SQLiteStore)
+        made = client.post("/api/rooms", json={"opponent": "friend", "pace": "slow"}).json()
+        room_id = made["room_id"]
+        tokens = [made["token"], join(client, room_id)["token"]]
+        seats = [SeatSocket(client, room_id, t) for t in tokens]
+        for seat in seats:
+            seat.connect()
+        one_move(seats, random.Random(3))
+        quick = new_room(client, "computer")
+        ends = expiries(path)
+        assert 30 * DAY < ends[room_id] - time.time() <= 30 * DAY + 60
+        assert 0 < ends[quick["room_id"]] - time.time() <= 660
+        before = [s.view for s in seats]
+        for seat in seats:
+            seat.close()
+        clock.advance(601)
+        client.portal.call(rooms.sweep)  # type: ignore[union-attr]
+        assert rooms.get(room_id) is None and rooms.get(quick["room_id"]) is None
+        assert client.portal.call(store.purge) == 0  # type: ignore[union-attr]
+        assert list(expiries(path)) == [room_id]  # resting in the file alone
+    finally:
+        gen.close()
+    with contextlib.closing(sqlite3.connect(path)) as conn, conn:
+        conn.execute("UPDATE rooms SET moved = moved - ? WHERE id = ?", (3 * HOUR, room_id))
+    gen = make_client(templates_dir, **settings)
+    client = next(gen)
+    try:
+        rooms = client.app.state.rooms  # type: ignore[attr-defined]
+        line = client.get(f"/api/rooms/{room_id}/mine",
+                          headers={"cookie": f"piquet_seat_{room_id}={tokens[0]}"}).json()
+        assert 3 * HOUR <= line["since"] < 4 * HOUR
+        back = [SeatSocket(client, room_id, t).connect()["view"] for t in tokens]
+        assert [v["hand"] for v in back] == [v["hand"] for v in before]
+        store = rooms.store
+        assert isinstance(store, SQLiteStore)
+        store.clock = lambda: time.time() + 30 * DAY + 61  # its days gone by
+        assert client.portal.call(store.purge) == 1  # type: ignore[union-attr]
+        assert expiries(path) == {}
+    finally:
+        gen.close()
+
+
 def test_a_room_closed_for_idleness_is_deleted_and_no_token_is_in_the_file(
     templates_dir: Path, tmp_path: Path
 ) -> None:
@@ -277,6 +415,135 @@ def test_a_restart_brings_every_table_back_where_it_was(tmp_path: Path) -> None:
         server.kill()
 
 
+def lobby_lists(server: LiveServer) -> Json:
+    """The lobby's lists as a new watcher is first told them (its socket's first message)."""
+    async def first() -> Json:
+        async with connect(f"{server.ws}/ws/lobby", proxy=None, open_timeout=10) as ws:
+            while True:
+                frame: Json = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                if frame["type"] == "lobby":
+                    return frame
+
+    return asyncio.run(first())
+
+
+def listed_as_playing(server: LiveServer, room_id: str) -> Json:
+    """The table as the lobby lists it being played, once it is (a watcher's socket
+    read until then: the lobby hears of a room's change just after the change)."""
+    async def watch() -> Json:
+        playing: dict[str, Json] = {}
+        async with connect(f"{server.ws}/ws/lobby", proxy=None, open_timeout=10) as ws:
+            while room_id not in playing:
+                frame: Json = json.loads(await asyncio.wait_for(ws.recv(), 30))
+                if frame["type"] == "lobby":
+                    playing.update({t["room_id"]: t for t in frame["playing"]})
+        return playing[room_id]
+
+    return asyncio.run(watch())
+
+
+def browser(server: LiveServer) -> httpx.Client:
+    """A browser's cookies (its visitor, its seats), over a restart on the same port."""
+    return httpx.Client(base_url=server.http, trust_env=False, timeout=10)
+
+
+def test_the_lobby_s_open_tables_are_read_back_in_the_order_listed(tmp_path: Path) -> None:
+    """Each open table listed, and each gone from the list, is written to the file; a
+    lobby made on the file lists what was waiting, oldest first, as it was (the maker's
+    browser too), and a table that had waited too long leaves at its first sweep (and
+    the file)."""
+    clock = FakeClock(1_000_000.0)
+    path = tmp_path / "piquet.db"
+
+    def table(room_id: str, since: float) -> OpenTable:
+        return OpenTable(room_id, f"Maker of {room_id}", {"game": "rubicon"}, False, since,
+                         key="k", address="10.0.0.1", visitor=f"v-{room_id}", look="m")
+
+    async def first() -> None:
+        store = SQLiteStore(path, ttl_seconds=600)
+        lobby = SQLiteLobby(store, clock)
+        for room_id, since in (("recent", 100.0), ("oldest", 900.0), ("taken", 950.0),
+                               ("relisted", 950.0)):
+            assert await lobby.put(table(room_id, clock() - since), 10)
+        assert await lobby.take("taken", "someone", "") == "taken"
+        assert await lobby.put(table("relisted", clock() - 10), 10)  # listed again, now
+        await lobby.written()
+        await store.close()
+
+    async def second() -> None:
+        store = SQLiteStore(path, ttl_seconds=600)
+        lobby = SQLiteLobby(store, clock)
+        assert list(lobby.open) == ["oldest", "recent", "relisted"]
+        assert lobby.open["recent"] == table("recent", clock() - 100)
+        assert await lobby.take("recent", "v-recent", "") == "own"  # its maker's browser
+        assert await lobby.expire(clock() - 800) == ["oldest"]
+        await lobby.written()
+        await store.close()
+        again = SQLiteStore(path, ttl_seconds=600)
+        assert list(SQLiteLobby(again, clock).open) == ["recent", "relisted"]
+        await again.close()
+
+    asyncio.run(first())
+    asyncio.run(second())
+
+
+def test_the_lobby_s_tables_are_listed_again_after_a_restart(tmp_path: Path) -> None:
+    """An open table waiting in the lobby when the server restarts is listed again, as
+    waiting since it was first listed, and its maker's page says so; it is still its
+    maker's own (their quick game goes there, not to sit against themselves), and a
+    stranger sits down at it from the list. A table its maker took out of the list
+    stays out, its page saying so. A table being played that anyone may watch is
+    listed again once its pages are back."""
+    env = sqlite_env(tmp_path / "data")
+    server = LiveServer(tmp_path / "server.log", **env).start()
+    alice, bob, carol = browser(server), browser(server), browser(server)
+    try:
+        waiting = alice.post("/api/rooms", json={"opponent": "friend", "seating": "open",
+                                                 "name": "Alice"}).json()
+        out = bob.post("/api/rooms", json={"opponent": "friend", "seating": "open",
+                                           "name": "Bob"}).json()
+        bob.cookies.set(f"piquet_seat_{out['room_id']}", out["token"])  # (as the page's)
+        assert bob.post(f"/r/{out['room_id']}/listing", json={"listed": False}).json() == {
+            "listing": "unlisted"}
+        played = carol.post("/api/rooms", json={"opponent": "friend", "seating": "open",
+                                                "name": "Carol"}).json()
+        dave = bob.post(f"/api/rooms/{played['room_id']}/join", json={"name": "Dave"}).json()
+        before = lobby_lists(server)
+        assert [t["room_id"] for t in before["open"]] == [waiting["room_id"]]
+        assert listed_as_playing(server, played["room_id"])["names"] == ["Carol", "Dave"]
+        time.sleep(1.1)  # (waited a second at least before the restart)
+        server.stop()
+        server = LiveServer(tmp_path / "server2.log", port=server.port, **env).start()
+
+        after = lobby_lists(server)
+        assert [t["room_id"] for t in after["open"]] == [waiting["room_id"]]
+        assert after["open"][0]["name"] == "Alice" and after["open"][0]["waited"] >= 1
+        assert after["playing"] == []  # nobody has it open yet
+
+        async def pages() -> list[Json]:
+            seats = [await LiveSeat.open(server, waiting["room_id"], waiting["token"]),
+                     await LiveSeat.open(server, out["room_id"], out["token"]),
+                     await LiveSeat.open(server, played["room_id"], played["token"]),
+                     await LiveSeat.open(server, played["room_id"], dave["token"])]
+            states = [await seat.expect("state") for seat in seats]
+            for seat in seats:
+                await seat.ws.close()
+            return states
+
+        states = asyncio.run(pages())
+        assert [s["room"]["listing"] for s in states[:2]] == ["listed", "unlisted"]
+        assert listed_as_playing(server, played["room_id"])["names"] == ["Carol", "Dave"]
+        mine = alice.post("/api/lobby/quick", json={}).json()
+        assert mine["room_id"] == waiting["room_id"] and mine["seat"] is None
+        sat = carol.post(f"/api/rooms/{waiting['room_id']}/join", json={"name": "Eve"})
+        assert sat.status_code == 200 and sat.json()["seat"] == 1
+        assert lobby_lists(server)["open"] == []
+    finally:
+        for client in (alice, bob, carol):
+            client.close()
+        server.kill()
+
+
 # --- faults -----------------------------------------------------------------------------------
 
 FRIENDS, COMPUTERS = 40, 10
@@ -317,34 +584,7 @@ def test_kill_9_while_50_tables_play_under_disk_load_loses_nothing_told(tmp_path
         server.kill()
 
 
-@pytest.fixture
-def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A real file system of 4 MiB (tmpfs), mounted for the test: the tests run as root
-    here, as in CI. Where no file system can be mounted the test is skipped, not faked."""
-    mount = tmp_path / "small"
-    mount.mkdir()
-    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount)],
-                          capture_output=True, text=True)
-    if made.returncode != 0:
-        pytest.skip(f"cannot mount a small file system here: {made.stderr.strip()}")
-    try:
-        yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
-
-
-def fill(folder: Path) -> Path:
-    """A file that takes every byte left on `folder`'s file system."""
-    ballast = folder / "ballast"
-    fd = ballast.open("wb", buffering=0)
-    for size in (1 << 16, 1 << 12, 1 << 9, 1):
-        try:
-            while fd.write(b"\0" * size) == size:
-                pass
-        except OSError:
-            pass
-    fd.close()
-    return ballast
+small_disk = pytest.fixture(tests.disk.small_disk)
 
 
 def test_a_full_disk_stops_moves_says_so_to_both_seats_and_loses_nothing(
@@ -369,13 +609,16 @@ def test_a_full_disk_stops_moves_says_so_to_both_seats_and_loses_nothing(
                 await seat.expect("state")
             rng = random.Random(4)
             await play_steps(a, b, rng, 6)
-            ballast = fill(small_disk)
+            ballast = tests.disk.fill(small_disk)
             refusal, who, action = await move_until_refused(a, b, rng)
             shown = a.version
             assert refusal["code"] == "unavailable" and refusal["message"] == CANNOT_SAVE
             for seat in (a, b):
                 assert seat.state["room"]["notice"] == CANNOT_SAVE
                 assert seat.version == shown
+            # The mover's refusal and the table's news are the same words (its page says
+            # them once, as the refusal).
+            assert who.state["room"]["notice"] == refusal["message"]
             stopped = await person_until_stopped(person)
             ballast.unlink()  # room again
             await who.ws.send(who.action_text(action))  # the same move, made now

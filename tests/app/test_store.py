@@ -682,13 +682,16 @@ def play_first(seats: list[SeatSocket], until: Any) -> None:
                 pass
 
 
-@pytest.fixture(params=["memory", "redis"])
-def restartable(request: pytest.FixtureRequest, templates_dir: Path) -> Any:
+@pytest.fixture(params=["memory", "redis", "sqlite"])
+def restartable(request: pytest.FixtureRequest, templates_dir: Path, tmp_path: Path) -> Any:
     """restartable() -> a new server process's app on the same store (a MemoryStore both
-    share, or Redis), each deal dealt from tests/stacked.py's pack: a game in one deal."""
+    share, Redis, or a SQLite file), each deal dealt from tests/stacked.py's pack: a game
+    in one deal. (With SQLite, the previous app must have stopped: it holds the file.)"""
     shared: dict[str, Any] = {"new_pack": lambda: GAME_IN_ONE_PACK, "policy": first_legal}
     if request.param == "memory":
         shared["store"] = MemoryStore()
+    elif request.param == "sqlite":
+        shared.update(store="sqlite", data_dir=tmp_path / "data")
     else:
         server: Redis = request.getfixturevalue("redis_server")
         server.client().flushall()

@@ -1,14 +1,19 @@
-"""What the page says when the table's store is slow or lost a move (issue 24): a real
-Chromium, `python -m app` keeping rooms in a real Redis that the test pauses, and a
-server killed with the store behind what the page was shown."""
+"""What the page says when the table's store is slow, lost a move (issue 24) or has no
+room left on its disk (issue 36): a real Chromium, `python -m app` keeping rooms in a
+real Redis that the test pauses, a server killed with the store behind what the page
+was shown, and a SQLite file on a small file system filled up."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
-from browserkit import ROOT_JS, Seat, phase_is, start_table
+import pytest
+from browserkit import ROOT_JS, Seat, TableError, phase_is, start_table
 
+import tests.disk
 from app.redis_scripts import actions_key, room_key
+from app.room import CANNOT_SAVE
 from tests.cluster import App, Redis
 
 WAITING = "Waiting for the table's store to answer"
@@ -91,3 +96,62 @@ def test_a_move_the_store_lost_everywhere_is_told_and_the_deal_dealt_again(
             seat.page.context.close()
         app.kill()
         redis.stop()
+
+
+small_disk = pytest.fixture(tests.disk.small_disk)
+
+
+def said(seat: Seat, text: str) -> list[str]:
+    """The roles of the notes under the prompt that say `text`."""
+    roles: list[str] = seat.page.eval_on_selector_all(
+        "#prompt .notice", f"els => els.filter(e => e.textContent.includes({text!r}))"
+        ".map(e => e.getAttribute('role'))")
+    return roles
+
+
+def test_a_full_disk_is_said_once_to_each_seat(
+    own_server, open_seat, small_disk: Path
+) -> None:
+    """The SQLite file's disk fills up mid-deal at a friend's table: the move that cannot
+    be saved is refused, and each page says "The table cannot save" once: the mover's
+    as its refusal, the other's as the table's news. Once there is room, the same move
+    is made and the note goes."""
+    base = own_server(PIQUET_STORE="sqlite", PIQUET_DATA_DIR=str(small_disk / "data"))
+    maker = open_seat(base_url=base)
+    start_table(maker, "friend")
+    friend = open_seat(base_url=base)
+    friend.page.goto(maker.page.locator("#invite-url").input_value())
+    friend.wait_ready()
+    seats = [maker, friend]
+    ballast = tests.disk.fill(small_disk)
+    mover = next(refused_mover(seats))
+    other = friend if mover is maker else maker
+    for seat in seats:  # (the refusal comes first, then the state saying so: both drawn)
+        seat.page.wait_for_function(
+            f"() => window.piquetTable.ui.lastState.room.notice === {CANNOT_SAVE!r}")
+    assert said(mover, CANNOT_SAVE) == ["alert"]
+    assert said(other, CANNOT_SAVE) == ["status"]
+    ballast.unlink()
+    before = mover.version()
+    # The move again (its refusal still shown until it is made: Seat.act would stop at it).
+    if mover.attrs().get("selecting") == "true":  # an exchange: its cards still chosen
+        mover.page.click("[data-confirm-discard]")
+    else:
+        mover.page.locator(", ".join(f"#{where} [data-action]:not([data-type=see])"
+                                     for where in ("hand", "actions"))).first.click()
+    for seat in seats:
+        seat.page.wait_for_function(f"() => +{ROOT_JS}.dataset.version > {before}")
+        assert said(seat, CANNOT_SAVE) == []
+
+
+def refused_mover(seats: list[Seat]) -> Iterator[Seat]:
+    """Whoever may move, moves, until a move is refused: the seat whose move it was."""
+    for _ in range(400):
+        for seat in seats:
+            try:
+                seat.act()
+            except TableError:
+                yield seat
+                return
+        seats[0].page.wait_for_timeout(20)
+    raise AssertionError("400 rounds of moves on a full disk and none refused")
