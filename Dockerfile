@@ -29,6 +29,8 @@ ENV PATH=/opt/venv/bin:$PATH \
     PIQUET_HOST=0.0.0.0 \
     PIQUET_PORT=8000 \
     PIQUET_DATA_DIR=/srv/piquet/data
+# The catalogues compiled (app/locales: each language's .po to the .mo the server reads).
+RUN python -m app.catalogues compile
 # The tables' SQLite file: a volume, so that it outlives the container (docs/operating.md).
 RUN mkdir -p /srv/piquet/data && chown piquet /srv/piquet/data
 VOLUME /srv/piquet/data

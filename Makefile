@@ -4,8 +4,9 @@ SHELL := /bin/bash
 export UV_PYTHON_DOWNLOADS := never
 UV := .tools/bin/uv
 PY := .venv/bin/python
+PYBABEL := .venv/bin/pybabel
 
-.PHONY: run test lint lock browser-deps service-deps bench clean
+.PHONY: run test lint lock browser-deps service-deps bench clean locales messages
 
 .tools/bin/uv:
 	python3 -m venv .tools
@@ -26,8 +27,27 @@ PY := .venv/bin/python
 lock: $(UV)
 	$(UV) lock --python python3
 
-run: .venv/.served
+run: .venv/.served locales
 	$(PY) -m app
+
+# The catalogues (docs/translating.md): each language's .po compiled to the .mo the server
+# reads (the .mo files are made here, never committed), and the pseudo-locale made from
+# the templates (.pot), for the test that looks for words left untranslated.
+locales: .venv/.served
+	$(PYBABEL) compile -d app/locales -D messages --statistics
+	$(PYBABEL) compile -d app/locales -D js --statistics
+	$(PY) -m app.catalogues pseudo
+
+# After changing words in the code, the templates or the scripts: the templates (.pot)
+# extracted again, and every language's .po brought up to date with them (then translate
+# what is new or fuzzy, and `make locales`).
+BABEL_EXTRACT := $(PYBABEL) extract -F app/locales/babel.cfg -c TRANSLATORS: --sort-by-file \
+	--project="Piquet table" --no-default-keywords
+messages: .venv/.served
+	$(BABEL_EXTRACT) -k _ -k N_ -k gettext -k ngettext:1,2 -o app/locales/messages.pot .
+	$(BABEL_EXTRACT) -k W:1c,2 -k WN:1c,2,3 -k t -k nt:1,2 -o app/locales/js.pot .
+	$(PYBABEL) update -i app/locales/messages.pot -d app/locales -D messages
+	$(PYBABEL) update -i app/locales/js.pot -d app/locales -D js
 
 # Debian's chromium for the browser tests (Playwright's own browser download does not work here).
 browser-deps:
@@ -46,7 +66,7 @@ lint: .venv/.synced
 	.venv/bin/ruff check engine app tests
 	.venv/bin/mypy --strict engine app
 
-test: .venv/.synced browser-deps service-deps lint
+test: .venv/.synced browser-deps service-deps lint locales
 	$(PY) -m pytest
 
 bench: .venv/.synced

@@ -11,6 +11,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
 import engine
+from app.i18n import _
 from app.names import NameRefused, guest_name
 from app.pages import list_new_table, table_url
 from app.protocol import Level, Opponent, Pace, Seating, json_schema
@@ -63,14 +64,14 @@ class Health(BaseModel):
 @router.post("/api/rooms", status_code=201)
 async def create_room(body: CreateRoom, request: Request) -> JSONResponse:
     if not may_make_room(request):
-        raise HTTPException(429, TOO_MANY_ROOMS, headers={"Retry-After": "60"})
+        raise HTTPException(429, str(TOO_MANY_ROOMS), headers={"Retry-After": "60"})
     try:
         rules = engine.RUBICON if body.rules is None else engine.Rules.from_json(body.rules)
         visitor = visitor_of(request, body.name)
     except NameRefused as exc:
         raise HTTPException(422, str(exc)) from None
     except ValueError as exc:
-        raise HTTPException(422, f"Unknown rules: {exc}") from None
+        raise HTTPException(422, _("Unknown rules: {why}", why=str(exc))) from None
     options = RoomOptions(opponent=body.opponent,
                           level=body.level if body.opponent == "computer" else None,
                           practice=body.practice, rules=rules, seating=body.seating,
@@ -97,10 +98,10 @@ async def create_room(body: CreateRoom, request: Request) -> JSONResponse:
 async def join_room(room_id: str, request: Request, body: JoinRoom | None = None
                     ) -> SeatGranted:
     if not well_formed_room_id(room_id):
-        raise HTTPException(404, NOT_A_ROOM)
+        raise HTTPException(404, str(NOT_A_ROOM))
     room = await rooms_of(request).find(room_id, arriving=True)
     if room is None:
-        raise HTTPException(404, "No such table (it may have expired).")
+        raise HTTPException(404, _("No such table (it may have expired)."))
     try:
         visitor = visitor_of(request, None if body is None else body.name)
         seat, token = await sit_down(request, room, visitor)

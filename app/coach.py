@@ -25,6 +25,7 @@ import engine
 from app import coach_work
 from app.computer_seat import COMPUTER_SEAT
 from app.connection import Connection
+from app.i18n import N_, Said
 from app.journal import Journal
 from app.pools import CoachPool
 from app.protocol import ErrorCode, HintMessage, Level, Opponent, ReviewMessage
@@ -58,7 +59,7 @@ class Classroom(Protocol):
 
     def seat_connections(self, seat: int) -> list[Connection]: ...
 
-    def refuse(self, conn: Connection, code: ErrorCode, message: str) -> None: ...
+    def refuse(self, conn: Connection, code: ErrorCode, message: Said) -> None: ...
 
 
 def hints_at(opponent: Opponent, practice: bool) -> tuple[bool, bool]:
@@ -136,30 +137,32 @@ class Coach:
         goes to this socket only, and nothing of the partie changes."""
         room, seat = self.room, conn.seat
         if not self.hints_for(seat):
-            why = ("Hints are for the person at a computer table, and for both seats of "
-                   "a practice table.")
-            room.refuse(conn, "not_allowed", why)
+            room.refuse(conn, "not_allowed", N_(
+                "Hints are for the person at a computer table, and for both seats of a "
+                "practice table."))
             return
         if version != room.version:
-            room.refuse(conn, "stale_version",
-                        f"Asked on version {version}; the table is at version {room.version}.")
+            room.refuse(conn, "stale_version", N_(
+                "Asked on version {asked}; the table is at version {now}.", asked=version,
+                now=room.version))
             return
         if self._asking & (1 << seat):
-            room.refuse(conn, "busy", "A hint is on its way; one at a time.")
+            room.refuse(conn, "busy", N_("A hint is on its way; one at a time."))
             return
         view = engine.view(room.state, seat, log=False)
         if not view["legal"]:
-            room.refuse(conn, "not_allowed", "There is nothing for you to decide just now.")
+            room.refuse(conn, "not_allowed", N_("There is nothing for you to decide just now."))
             return
         self._asking |= 1 << seat
         try:
             advice = await self.pool.run(coach_work.hint_for, view)
         except ValueError as exc:
-            room.refuse(conn, "not_allowed", f"No hint here: {exc}.")
+            room.refuse(conn, "not_allowed", N_("No hint here: {why}.", why=str(exc)))
             return
         except Exception:
             log.exception("hint failed room=%s seat=%d", room.room_id, seat)
-            room.refuse(conn, "internal", "The hint could not be worked out; nothing changed.")
+            room.refuse(conn, "internal",
+                        N_("The hint could not be worked out; nothing changed."))
             return
         finally:
             self._asking &= ~(1 << seat)
@@ -235,15 +238,15 @@ class Coach:
         back: the review if it is ready, else word that it is coming, then it."""
         room, seat = self.room, conn.seat
         if seat not in self.people():
-            room.refuse(conn, "not_allowed", "Reviews are for the seats' own decisions.")
+            room.refuse(conn, "not_allowed", N_("Reviews are for the seats' own decisions."))
             return
         over = room.state.deal_number > deal or room.state.step in (
             engine.Step.DEAL_OVER, engine.Step.PARTIE_OVER)
         if deal == 0:
             over = room.state.step is engine.Step.PARTIE_OVER
         if deal < 0 or deal > room.state.deal_number or not over:
-            room.refuse(conn, "not_allowed", f"Deal {deal} is not over yet." if deal else
-                        "The partie is not over yet.")
+            room.refuse(conn, "not_allowed", N_("Deal {deal} is not over yet.", deal=deal)
+                        if deal else N_("The partie is not over yet."))
             return
         self._this_match()
         done = None if self.reviews is None else self.reviews.get((seat, deal))
@@ -257,7 +260,7 @@ class Coach:
             await self._review_soon(seat, deal)
         except Exception:
             log.exception("review failed room=%s seat=%d deal=%d", room.room_id, seat, deal)
-            room.refuse(conn, "internal", "The review could not be worked out.")
+            room.refuse(conn, "internal", N_("The review could not be worked out."))
 
     # --- the record ----------------------------------------------------------------------
 

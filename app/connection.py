@@ -52,10 +52,29 @@ STATE = _State()
 class Connection:
     # Slots, and a list with one waiter instead of an asyncio.Queue (three deques and an
     # Event, ~2.5 KB): a server holds two of these per room (docs/reliability.md).
-    __slots__ = ("_behind", "_closer", "_frames", "_sending", "_task", "_ticker",
-                 "_wakeup", "closing", "cursor", "dropped", "last_heard", "last_sent",
-                 "ping_interval", "queue_size", "reader", "receiving", "room_id", "seat",
-                 "snapshot", "websocket")
+    __slots__ = (
+        "_behind",
+        "_closer",
+        "_frames",
+        "_sending",
+        "_task",
+        "_ticker",
+        "_wakeup",
+        "closing",
+        "cursor",
+        "dropped",
+        "lang",
+        "last_heard",
+        "last_sent",
+        "ping_interval",
+        "queue_size",
+        "reader",
+        "receiving",
+        "room_id",
+        "seat",
+        "snapshot",
+        "websocket",
+    )
 
     def __init__(
         self,
@@ -65,8 +84,12 @@ class Connection:
         *,
         queue_size: int,
         ping_interval: float,
+        lang: str = "en",
     ) -> None:
         self.websocket = websocket
+        # The language of its handshake (app/i18n.py): what it is told in words (errors,
+        # the table's notices) is said in it.
+        self.lang = lang
         self.room_id = room_id
         self.seat = seat
         self.queue_size = queue_size
@@ -289,7 +312,8 @@ class Connection:
     def _render(self) -> str:
         assert self.snapshot is not None  # STATE is only queued with one
         try:
-            text, self.cursor = seat_view.state_text(self.snapshot, self.seat, self.cursor)
+            text, self.cursor = seat_view.state_text(self.snapshot, self.seat, self.cursor,
+                                                     self.lang)
             return text
         except Exception as exc:
             log.exception("state failed room=%s seat=%d", self.room_id, self.seat)

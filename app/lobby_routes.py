@@ -17,6 +17,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from pydantic import BaseModel
 
 import engine
+from app.i18n import _
 from app.names import NAME_COOKIE, NameRefused, display_name, guest_name, name_cookie_value
 from app.pages import (
     message_page,
@@ -62,7 +63,7 @@ def _settings(request: Request) -> Settings:
 def lobby_page(request: Request, visitor: Visitor, *, typed: str = "", error: str = "",
                status_code: int = 200) -> HTMLResponse:
     context: dict[str, Any] = {
-        "levels": [{"name": x.name, "description": x.description} for x in LEVELS.values()],
+        "levels": list(LEVELS),
         "name": visitor.name, "typed": typed, "name_error": error,
         "open_wait": open_wait(_settings(request)),
         "kept": paces(_settings(request)),
@@ -105,12 +106,12 @@ async def quick_page(request: Request, practice: Annotated[str, Form()] = "") ->
     try:
         rules = rules_from_form({k: v for k, v in form.items() if isinstance(v, str)})
     except ValueError as exc:
-        return message_page(request, 400, "Unknown rules", str(exc))
+        return message_page(request, 400, _("Unknown rules"), str(exc))
     try:
         room, token = await quick_game(request, rules, practice == "on", visitor)
     except Refused as exc:
         page = message_page(request, exc.status, exc.title, exc.detail,
-                            action_label="Back to the lobby")
+                            action_label=_("Back to the lobby"))
         if exc.status == 429:
             page.headers["Retry-After"] = "60"
         return page
@@ -158,9 +159,9 @@ async def quick_game(request: Request, rules: engine.Rules, practice: bool,
     and wait there. Refused (in words) beyond the address's allowances, for a name like
     the one waiting player's, or when every table is in use."""
     if not may_make_room(request):
-        raise Refused(429, "Too many new tables", TOO_MANY_ROOMS)
+        raise Refused(429, _("Too many new tables"), str(TOO_MANY_ROOMS))
     lobby = lobby_of(request)
-    for _ in range(QUICK_TRIES):
+    for _try in range(QUICK_TRIES):
         found = await lobby.quick(rules, practice, visitor.digest, visitor.name)
         seated = await _after_quick(request, found.kind, found.room_id, visitor)
         if seated is not None:
@@ -172,10 +173,11 @@ async def quick_game(request: Request, rules: engine.Rules, practice: bool,
     try:
         room, token = await rooms_of(request).create(options, address_of(request))
     except TooManyRooms as exc:
-        raise Refused(429, "Too many open tables", str(exc)) from None
+        raise Refused(429, _("Too many open tables"), str(exc)) from None
     except RoomsFullError:
-        raise Refused(503, "All tables are in use", "Every table on this server is taken "
-                      "just now. Please try again in a few minutes.") from None
+        raise Refused(503, _("All tables are in use"), _(
+            "Every table on this server is taken just now. Please try again in a few "
+            "minutes.")) from None
     found = await lobby.quick(rules, practice, visitor.digest, visitor.name,
                               (room, address_of(request)))
     if found.kind == "listed":
@@ -184,8 +186,8 @@ async def quick_game(request: Request, rules: engine.Rules, practice: bool,
     await rooms_of(request).discard(room)  # someone listed theirs meanwhile: sit there
     seated = await _after_quick(request, found.kind, found.room_id, visitor)
     if seated is None:
-        raise Refused(503, "Try again", "The table found for you closed as you sat down. "
-                      "Please press Quick game again.")
+        raise Refused(503, _("Try again"), _("The table found for you closed as you sat "
+                                             "down. Please press Quick game again."))
     return seated
 
 
@@ -195,11 +197,13 @@ async def _after_quick(request: Request, kind: str, room_id: str,
     table; None if that table is gone (the list is looked at again) or nothing was found."""
     if kind == "same_name":
         table = lobby_of(request).open.get(room_id)
-        who = f"called “{table.name}”" if table else "called as you are"
-        raise Refused(422, "Choose another name", f"The player waiting is {who}: choose a "
-                      "name that does not look like theirs, then press Quick game again.")
+        why = _("The player waiting is called “{name}”: choose a name that does not look "
+                "like theirs, then press Quick game again.", name=table.name) if table else \
+            _("The player waiting is called as you are: choose a name that does not look "
+              "like theirs, then press Quick game again.")
+        raise Refused(422, _("Choose another name"), why)
     if kind == "full":
-        raise Refused(429, "Too many open tables", too_many_open(
+        raise Refused(429, _("Too many open tables"), too_many_open(
             lobby_of(request).open_per_address))
     if kind not in ("take", "mine"):
         return None
@@ -210,7 +214,7 @@ async def _after_quick(request: Request, kind: str, room_id: str,
     if kind == "mine":
         return room, None
     try:
-        _, token = await sit_down(request, room, visitor)
+        _seat, token = await sit_down(request, room, visitor)
     except Refused:
         # Taken meanwhile by the link, or closed: look again, as if never found.
         await lobby_of(request).store.release(visitor.digest, room_id)
@@ -231,10 +235,11 @@ async def listing(body: Listed, request: Request, room_id: str) -> Response:
         return room  # (a 404)
     seat = room.seat_for_token(seat_token(request.cookies, room_id))
     if seat != 0 or not room.waiting_for_stranger():
-        return JSONResponse({"detail": "Only the maker of a table waiting for anyone to "
-                             "sit down may list it."}, 409)
+        return JSONResponse({"detail": _("Only the maker of a table waiting for anyone to "
+                                         "sit down may list it.")}, 409)
     if not may_make_room(request):
-        return JSONResponse({"detail": TOO_MANY_ROOMS}, 429, headers={"Retry-After": "60"})
+        return JSONResponse({"detail": str(TOO_MANY_ROOMS)}, 429,
+                            headers={"Retry-After": "60"})
     visitor = visitor_of(request)
     lobby = lobby_of(request)
     if not body.listed:

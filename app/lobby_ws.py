@@ -25,6 +25,7 @@ log = logging.getLogger("piquet.ws")
 
 LOBBY = "lobby"  # the lobby socket's name where a table's room id would be
 PONG_TEXT = ServerPong().model_dump_json()
+# (Only a program sends the lobby's socket anything else: said in English.)
 ONLY_PINGS = ErrorMessage(code="not_allowed", message="The lobby's socket takes ping and "
                           "pong only; tables are made and joined by their pages.").model_dump_json()
 

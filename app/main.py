@@ -17,8 +17,9 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from starlette.types import Receive, Scope, Send
 
-from app import api, lobby_routes, my_tables, pages, ws
+from app import api, i18n, languages, lobby_routes, my_tables, pages, ws
 from app.computer_seat import Pace, Policy
+from app.i18n import N_
 from app.lobby import Lobby
 from app.lobby_store import LobbyStore, MemoryLobby
 from app.pools import CoachPool, ComputerPool, computer_worker
@@ -35,10 +36,10 @@ from app.store import RoomStore, StoreError, StoreFull
 
 log = logging.getLogger("piquet")
 
-STORE_DOWN = ("The tables' store is not answering just now; nothing was made or changed. "
-              "Please try again in a moment.")
-STORE_FULL = ("The tables cannot be saved just now (the server's disk is full); nothing "
-              "was made or changed. Please try again later.")
+STORE_DOWN = N_("The tables' store is not answering just now; nothing was made or changed. "
+                "Please try again in a moment.")
+STORE_FULL = N_("The tables cannot be saved just now (the server's disk is full); nothing "
+                "was made or changed. Please try again later.")
 
 
 async def store_failed(request: Request, exc: Exception) -> Response:
@@ -50,12 +51,13 @@ async def store_failed(request: Request, exc: Exception) -> Response:
     headers = {"Retry-After": "5"}
     message = STORE_FULL if isinstance(exc, StoreFull) else STORE_DOWN
     page = request.method in ("GET", "HEAD") or request.url.path == "/rooms"
+    said = str(message)  # (in the request's language)
     if page and not request.url.path.startswith("/api/"):
-        response = pages.message_page(request, 503, "Tables out of reach", message,
-                                      action_label="Back to the lobby")
+        response = pages.message_page(request, 503, i18n._("Tables out of reach"), said,
+                                      action_label=i18n._("Back to the lobby"))
         response.headers.update(headers)
         return response
-    return JSONResponse({"detail": message}, 503, headers=headers)
+    return JSONResponse({"detail": said}, 503, headers=headers)
 
 
 class PiquetApp(FastAPI):
@@ -209,6 +211,7 @@ def add_routes(app: FastAPI, settings: Settings) -> None:
     app.include_router(pages.router)
     app.include_router(api.router)
     app.include_router(my_tables.router)
+    app.include_router(languages.router)
     app.add_exception_handler(StoreError, store_failed)
     app.router.routes.append(ws.ROUTE)
     # check_dir=False: the app starts even before static/ has files (tests, fresh clones).
@@ -216,6 +219,7 @@ def add_routes(app: FastAPI, settings: Settings) -> None:
     app.add_middleware(
         Guard, allowed_origins=settings.allowed_origins, max_body_bytes=settings.max_body_bytes
     )
+    app.add_middleware(languages.Languages)  # (outermost: the Guard's refusals in it too)
 
 
 def create_app(
@@ -257,5 +261,6 @@ def create_app(
     app.state.room_limits = ClientLimits(settings.rooms_per_minute, settings.rooms_burst)
     app.state.monitor = monitor
     app.state.templates = Jinja2Templates(directory=settings.templates_dir)
+    i18n.install(app.state.templates.env)
     add_routes(app, settings)
     return app

@@ -17,6 +17,7 @@ import re
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
 
+from app.i18n import N_
 from app.pages import set_seat_cookie
 from app.room import Room
 from app.seat_view import my_table
@@ -30,8 +31,8 @@ router = APIRouter()
 # sends them oldest first); a browser holding more sees its latest tables.
 MAX_MY_TABLES = 20
 SEAT_COOKIE = re.compile(r"(?:__Host-)?piquet_seat_(.+)")
-NO_SEAT = "You hold no seat at this table (it may have closed)."
-CLOSED = "Its player left this table, so it closed."
+NO_SEAT = N_("You hold no seat at this table (it may have closed).")
+CLOSED = "Its player left this table, so it closed."  # (a close reason: English)
 
 
 def my_room_ids(cookies: dict[str, str]) -> list[str]:
@@ -78,7 +79,7 @@ async def mine(request: Request, room_id: str) -> Response:
     found = await my_seat(request, room_id)
     if found is None:
         if not well_formed_room_id(room_id):
-            return JSONResponse({"detail": NOT_A_ROOM}, 404)
+            return JSONResponse({"detail": str(NOT_A_ROOM)}, 404)
         return forget_seat(request, JSONResponse({"room_id": room_id, "gone": True}), room_id)
     room, seat = found
     since = rooms_of(request).clock() - room.last_move
@@ -97,7 +98,7 @@ async def leave(request: Request, room_id: str) -> Response:
     other seat is told; a computer's table, or one nobody else sat down at, is closed."""
     found = await my_seat(request, room_id)
     if found is None:
-        return forget_seat(request, JSONResponse({"detail": NO_SEAT}, 404), room_id)
+        return forget_seat(request, JSONResponse({"detail": str(NO_SEAT)}, 404), room_id)
     room, seat = found
     rooms = rooms_of(request)
     if room.opponent == "computer" or room.has_free_seat():

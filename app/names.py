@@ -20,6 +20,8 @@ import secrets
 import unicodedata
 from urllib.parse import quote, unquote
 
+from app import i18n
+from app.i18n import N_, Text, _
 from engine.computer import LEVELS
 
 MAX_NAME = 24
@@ -54,7 +56,7 @@ def _shown(ch: str) -> str:
     """A refused character as a person can read it: itself if it shows, else its code
     (a direction mark or a control character would not show, or would turn the line)."""
     if ch.isprintable() and not ch.isspace() and unicodedata.category(ch)[0] != "C":
-        return f"“{ch}”"
+        return _("“{ch}”", ch=ch)
     return f"U+{ord(ch):04X}"
 
 
@@ -73,11 +75,25 @@ def look(name: str) -> str:
     return folded
 
 
-# Names a person may not take: the computer's, its levels', and how the table calls you.
-RESERVED = {look("Computer"): "“Computer” is the computer's name at the table",
-            look("You"): "“You” is what the table calls your own seat",
-            **{look(level): f"“{level.capitalize()}” is the name of one of the "
-                            "computer's levels" for level in LEVELS}}
+# Names a person may not take: the computer's, its levels', and how the table calls you,
+# in every language the site speaks (app/i18n.py: a page in French calls the computer
+# "Ordinateur").
+def _reserved() -> dict[str, Text]:
+    found: dict[str, Text] = {}
+    for language in i18n.languages().values():
+        computer, you = language.page_words("Computer"), language.page_words("You")
+        found.setdefault(look(computer), N_("“{name}” is the computer's name at the table",
+                                            name=computer))
+        found.setdefault(look(you), N_("“{name}” is what the table calls your own seat",
+                                       name=you))
+        for level in LEVELS:
+            name = language.say({"code": f"level.{level}.name"})
+            found.setdefault(look(name), N_(
+                "“{name}” is the name of one of the computer's levels", name=name))
+    return found
+
+
+_RESERVED: dict[str, Text] = {}
 
 
 def display_name(text: str) -> str:
@@ -88,28 +104,36 @@ def display_name(text: str) -> str:
         return ""
     bad = next((ch for ch in name if not _allowed(ch)), None)
     if bad is not None:
-        raise NameRefused(f"A name holds letters, digits, spaces and - _ . ' only: "
-                          f"{_shown(bad)} is not allowed.")
+        raise NameRefused(_("A name holds letters, digits, spaces and - _ . ' only: "
+                            "{character} is not allowed.", character=_shown(bad)))
     if len(name) > MAX_NAME:
-        raise NameRefused(f"A name is at most {MAX_NAME} characters; this one has "
-                          f"{len(name)}.")
-    reserved = RESERVED.get(look(name))
+        raise NameRefused(_("A name is at most {most} characters; this one has {length}.",
+                            most=MAX_NAME, length=len(name)))
+    if not _RESERVED:
+        _RESERVED.update(_reserved())
+    reserved = _RESERVED.get(look(name))
     if reserved is not None:
-        raise NameRefused(f"{reserved}: choose another name.")
+        raise NameRefused(_("{reason}: choose another name.", reason=str(reserved)))
     return name
 
 
 def refuse_look_alike(name: str, other: str) -> None:
     """NameRefused if `name` looks like the other seat's name `other`."""
     if other and look(name) == look(other):
-        raise NameRefused(f"The other player is called “{other}”: choose a name that does "
-                          "not look like theirs.")
+        raise NameRefused(same_name(other))
+
+
+def same_name(other: str) -> str:
+    """Why a name like the other player's is refused."""
+    return _("The other player is called “{name}”: choose a name that does not look like "
+             "theirs.", name=other)
 
 
 def guest_name(other: str = "") -> str:
-    """A name for a visitor who gave none, "Guest 4821", never one like `other`."""
+    """A name for a visitor who gave none, "Guest 4821" (in the request's language),
+    never one like `other`."""
     while True:
-        name = f"Guest {1000 + secrets.randbelow(9000)}"
+        name = _("Guest {number}", number=1000 + secrets.randbelow(9000))
         if look(name) != look(other):
             return name
 

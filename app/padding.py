@@ -11,8 +11,9 @@ holds, how many each took, the calls as told, the step and whose turn it is).
 `view_ceiling(public, seat)` builds that largest view: the public view (engine.public_view,
 the same for either seat and any watcher) with each field a seat's view has of its own
 filled with the longest thing it could hold — every card its longest code ("10S"), every
-label the longest the engine writes, and `legal` the most entries the step allows (for
-a call, the most natural calls any twelve cards offer, worked out once below). Its JSON
+label and phrase (`say`) the longest the engine writes, and `legal` the most entries the
+step allows (for a call, the most natural calls any twelve cards offer, worked out once
+below). Its JSON
 length bounds the seat's real view; the state message is padded so that its view part
 takes exactly that room. The cost is bounded by the ceiling, and measured in
 docs/protocol.md. Padding holds only while frames are not compressed
@@ -28,8 +29,10 @@ from typing import Any
 import orjson
 
 import engine
+from engine import exchange
 from engine.cards import DECK, Card, Rank, Suit
-from engine.combos import NUMBER_WORDS, Category, Combo, natural_calls
+from engine.combos import Category, Combo, natural_calls
+from engine.words import Words
 
 CODE = "10S"  # the longest card code
 HAND = 12  # the most cards a seat holds
@@ -45,6 +48,19 @@ def _longest(words: Iterable[str]) -> str:
     return "x" * max(len(w.encode()) for w in words)
 
 
+_SAY = _size({"code": ""})
+
+
+def _longest_say(phrases: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """A stand-in phrase whose JSON is as long as the longest of `phrases`'."""
+    return {"code": "x" * (max(_size(p) for p in phrases) - _SAY)}
+
+
+def _words(words: Words) -> dict[str, Any]:
+    """An entry's label and phrase, at their longest among `words` (engine.words.Words)."""
+    return {"label": words, "say": words.say}
+
+
 def _group_calls_of(category: Category, cards: tuple[Card, ...]) -> tuple[Combo, ...]:
     """The calls of one suit's cards (one rank's, for a set): a hand of only those."""
     return natural_calls(category, cards)
@@ -52,7 +68,8 @@ def _group_calls_of(category: Category, cards: tuple[Card, ...]) -> tuple[Combo,
 
 def _call_entry(combo: Combo) -> dict[str, Any]:
     return {"type": "call", "category": combo.category.word,
-            "cards": [c.code for c in combo.cards], "label": combo.label}
+            "cards": [c.code for c in combo.cards], "label": combo.label,
+            "say": combo.label.say}
 
 
 def _suit_cards(suit: Suit, mask: int) -> tuple[Card, ...]:
@@ -94,38 +111,61 @@ def most_calls(category: Category) -> int:
     return max(best.values())
 
 
-@cache
-def longest_label(category: Category) -> str:
-    """The longest label a call of this category has."""
-    labels: list[str] = []
+def _calls_of(category: Category) -> list[Combo]:
+    """Every call of this category any hand offers."""
+    calls: list[Combo] = []
     for suit in Suit:
         for mask in range(1, 256):
-            labels += [x.label for x in _group_calls_of(category, _suit_cards(suit, mask))]
+            calls += _group_calls_of(category, _suit_cards(suit, mask))
     if category is Category.SET:
         for rank in (Rank.ACE, Rank.KING, Rank.QUEEN, Rank.JACK, Rank.TEN):
             cards = tuple(c for c in DECK if c.rank is rank)
-            labels += [x.label for x in _group_calls_of(category, cards)]
-    return _longest([x for x in labels if x])
+            calls += _group_calls_of(category, cards)
+    return calls
+
+
+@cache
+def longest_label(category: Category) -> str:
+    """The longest label a call of this category has."""
+    return _longest([x.label for x in _calls_of(category) if x.label])
+
+
+@cache
+def longest_say(category: Category) -> dict[str, Any]:
+    """A stand-in as long as the longest phrase a call of this category has (its label's)."""
+    return _longest_say(x.label.say for x in _calls_of(category))
 
 
 # The longest label of each category's calls, by its word.
 LONGEST_LABEL = {c.word: longest_label(c) for c in Category}
+LONGEST_SAY = {c.word: longest_say(c) for c in Category}
 PLAY = {"type": "play", "card": CODE, "label": _longest(c.name for c in DECK)}
-# The exchange: elder's carte blanche, taking five to one, then the discard (the template
-# with the longest label); younger's, out of turn.
-EXCHANGE = [
-    *({"type": "carte_blanche", "announce": True, "take": n,
-       "label": _longest(f"Carte blanche, taking {w}" for w in NUMBER_WORDS)}
-      for n in range(5, 0, -1)),
-    {"type": "carte_blanche", "announce": True, "label": "Carte blanche"},
-    {"type": "discard", "min": 1, "max": 8, "expose_choice": True,
-     "label": _longest([f"Discard 1 to {n} cards" for n in range(9)]
-                       + [f"Discard {w}" for w in NUMBER_WORDS])},
-]
-CHOOSE_DEALER = [{"type": "choose_dealer", "deal": True, "label": "I'll deal"},
-                 {"type": "choose_dealer", "deal": False, "label": "You deal"}]
-PASS = {"type": "pass", "label": "Nothing"}  # ("Done": as long)
-NEXT_DEAL = {"type": "next_deal", "label": "Deal next hand"}
+
+
+def _exchange() -> list[dict[str, Any]]:
+    """The exchange: elder's carte blanche, taking five to one, then the discard (the
+    template with the longest label and phrase); younger's carte blanche, out of turn."""
+    takes = [Words({"code": "carte_blanche_taking", "n": n}) for n in range(1, 6)]
+    discards = [Words({"code": code, "n": n}) for n in range(1, 9)
+                for code in ("discard_to", "discard_n", "discard_or_pat")]
+    take = {"label": _longest(takes), "say": _longest_say(x.say for x in takes)}
+    return [
+        *({"type": "carte_blanche", "announce": True, "take": n, **take}
+          for n in range(5, 0, -1)),
+        {"type": "carte_blanche", "announce": True, **_words(Words(exchange.CARTE_BLANCHE))},
+        {"type": "discard", "min": 1, "max": 8, "expose_choice": True,
+         "label": _longest(discards), "say": _longest_say(x.say for x in discards)},
+    ]
+
+
+EXCHANGE = _exchange()
+# (The engine's own entries: their words are its words.)
+CHOOSE_DEALER = [{"type": "choose_dealer", "deal": deal, **_words(label)}
+                 for deal, (_, label) in zip(
+                     (True, False), engine.dealing.legal_choose_dealer(engine.new_partie(0), 0),
+                     strict=True)]
+PASS = {"type": "pass", **_words(Words({"code": "nothing"}))}  # ("Done": shorter)
+NEXT_DEAL = {"type": "next_deal", **_words(Words({"code": "next_deal"}))}
 DECLARING = ("elder_call", "younger_call", "elder_lesser", "younger_lesser")
 
 
@@ -150,7 +190,10 @@ def _own_combo(combo: dict[str, Any]) -> dict[str, Any]:
     label = LONGEST_LABEL[category]
     if len(label) < len(combo["label"].encode()):
         label = combo["label"]
-    return {**combo, "call": call, "label": label,
+    say = LONGEST_SAY[category]
+    if _size(say) < _size(combo["say"]):
+        say = combo["say"]
+    return {**combo, "call": call, "label": label, "say": say,
             "cards": _codes(_told_length(combo["call"]))}
 
 
@@ -158,7 +201,8 @@ def _see_entries(public: dict[str, Any], seat: int) -> list[dict[str, Any]]:
     """The `see` entries this seat may have: one per combination of the other seat's not
     yet shown (its label as long as the one the public view gives it, "See the " and
     all)."""
-    return [{"type": "see", "combo": c["id"], "label": "See the " + c["label"]}
+    return [{"type": "see", "combo": c["id"], "label": "See the " + c["label"],
+             "say": {"code": "see", "what": {**c["say"], "code": "the_" + c["say"]["code"]}}}
             for c in public["combos"] if c["seat"] != seat and not c["shown"]]
 
 
@@ -186,9 +230,12 @@ def _most_legal(public: dict[str, Any], seat: int) -> list[dict[str, Any]]:
                            if d["category"] == public["declaring"]["category"])
         n = _told_length(declaration["elder_call"] or {})
         label = "Equal: " + longest_label(category) + " in diamonds"
-        out += [{"type": "answer", "reply": "not_good", "label": "Not good"}] * 2
+        say = {"code": "equal_in", "what": longest_say(category), "suit": "D"}
+        not_good = {"type": "answer", "reply": "not_good",
+                    **_words(Words({"code": "not_good"}))}
+        out += [not_good] * 2
         out += [{"type": "answer", "reply": "equal", "cards": _codes(n),
-                 "label": label}] * len(Suit)
+                 "label": label, "say": say}] * len(Suit)
     out += _see_entries(public, seat)
     if public["step"] == "deal_over":
         out.append(NEXT_DEAL)

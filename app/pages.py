@@ -15,6 +15,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 
 import engine
+from app.i18n import _, ngettext
 from app.names import guest_name
 from app.registry import RoomsFullError, TooManyRooms
 from app.room import Room
@@ -93,13 +94,13 @@ def message_page(
     title: str,
     message: str,
     action_url: str = "/",
-    action_label: str = "Start a new table",
+    action_label: str | None = None,
 ) -> HTMLResponse:
     context: dict[str, Any] = {
         "title": title,
         "message": message,
         "action_url": action_url,
-        "action_label": action_label,
+        "action_label": action_label or _("Start a new table"),
     }
     return _templates(request).TemplateResponse(
         request, "message.html", context, status_code=status_code
@@ -126,8 +127,8 @@ async def make_room(
     if isinstance(options, tuple):
         return message_page(request, 400, *options)
     if not may_make_room(request):
-        page = message_page(request, 429, "Too many new tables", TOO_MANY_ROOMS,
-                            action_label="Back to the lobby")
+        page = message_page(request, 429, _("Too many new tables"), str(TOO_MANY_ROOMS),
+                            action_label=_("Back to the lobby"))
         page.headers["Retry-After"] = "60"
         return page
     try:
@@ -135,18 +136,19 @@ async def make_room(
         if options.seating == "open":
             await list_new_table(request, room, visitor)
     except TooManyRooms as exc:
-        return message_page(request, 429, "Too many open tables", str(exc),
-                            action_label="Back to the lobby")
+        return message_page(request, 429, _("Too many open tables"), str(exc),
+                            action_label=_("Back to the lobby"))
     except Refused as exc:
         return message_page(request, exc.status, exc.title, exc.detail,
-                            action_label="Back to the lobby")
+                            action_label=_("Back to the lobby"))
     except RoomsFullError:
         return message_page(
             request,
             503,
-            "All tables are in use",
-            "Every table on this server is taken just now. Please try again in a few minutes.",
-            action_label="Back to the lobby",
+            _("All tables are in use"),
+            _("Every table on this server is taken just now. Please try again in a few "
+              "minutes."),
+            action_label=_("Back to the lobby"),
         )
     return seated_response(request, room, token, visitor)
 
@@ -158,18 +160,20 @@ def _form_options(form: dict[str, str], opponent: str, level: str, seating: str,
     try:
         rules = rules_from_form(form)
     except ValueError as exc:
-        return "Unknown rules", str(exc)
+        return _("Unknown rules"), str(exc)
     if opponent not in ("computer", "friend", "practice"):
-        return ("Unknown opponent",
-                "Choose the computer, a friend, or practice with a friend as your opponent.")
+        return (_("Unknown opponent"),
+                _("Choose the computer, a friend, or practice with a friend as your "
+                  "opponent."))
     if level not in LEVELS:
-        return ("Unknown computer level",
-                f"Choose one of the computer's levels: {', '.join(LEVELS)}.")
+        return (_("Unknown computer level"),
+                _("Choose one of the computer's levels: {levels}.", levels=", ".join(LEVELS)))
     if seating not in ("link", "open"):
-        return "Unknown seating", "Choose who may sit down: people with the link, or anyone."
+        return _("Unknown seating"), _("Choose who may sit down: people with the link, or "
+                                       "anyone.")
     pace = form.get("pace") or "now"
     if pace not in ("now", "slow"):
-        return "Unknown pace", "Choose to play now, or to take your time."
+        return _("Unknown pace"), _("Choose to play now, or to take your time.")
     return RoomOptions(
         opponent="computer" if opponent == "computer" else "friend",
         level="strong" if level == "strong" else "good" if level == "good" else "basic",
@@ -186,15 +190,18 @@ async def list_new_table(request: Request, room: Room, visitor: Visitor) -> None
         room.set_listing("listed")
         return
     await rooms_of(request).discard(room)
-    raise Refused(429, "Too many open tables", too_many_open(lobby.open_per_address))
+    raise Refused(429, _("Too many open tables"), too_many_open(lobby.open_per_address))
 
 
 def in_words(seconds: float) -> str:
     """A span of time in words: "45 seconds", "15 minutes", "2 hours", "30 days"."""
-    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
-        if seconds >= 2 * size:
-            return f"{round(seconds / size)} {unit}s"
-    return f"{seconds:g} seconds"
+    if seconds >= 2 * 86400:
+        return ngettext("{n} day", "{n} days", round(seconds / 86400))
+    if seconds >= 2 * 3600:
+        return ngettext("{n} hour", "{n} hours", round(seconds / 3600))
+    if seconds >= 2 * 60:
+        return ngettext("{n} minute", "{n} minutes", round(seconds / 60))
+    return ngettext("{n} second", "{n} seconds", round(seconds))
 
 
 def open_wait(settings: Settings) -> str:
@@ -209,8 +216,11 @@ def paces(settings: Settings) -> dict[str, str]:
 
 
 def too_many_open(limit: int) -> str:
-    return (f"{limit} tables from your address are waiting in the lobby already. Sit down "
-            "at one, or take one out of the lobby, before opening another.")
+    return ngettext("{n} table from your address is waiting in the lobby already. Sit "
+                    "down at it, or take it out of the lobby, before opening another.",
+                    "{n} tables from your address are waiting in the lobby already. Sit "
+                    "down at one, or take one out of the lobby, before opening another.",
+                    limit)
 
 
 def seated_response(request: Request, room: Room, token: str | None,
@@ -250,9 +260,8 @@ async def table(request: Request, room_id: str) -> Response:
         "claim": claim,
         "opponent": room.opponent,
         "level": room.level,
-        "levels": [{"name": x.name, "description": x.description} for x in LEVELS.values()],
+        "levels": list(LEVELS),
         "room_url": table_url(request, room_id),
-        "card_names": engine.CARD_NAMES,
         "seating": room.options.seating,
         "open_wait": open_wait(_settings(request)),
         "away_seconds": _settings(request).stranger_away_seconds,
@@ -311,7 +320,7 @@ async def record(request: Request, room_id: str) -> Response:
 @router.get("/replay", response_class=HTMLResponse)
 async def replay(request: Request) -> HTMLResponse:
     """The replay page: a record (docs/record.md) chosen or dropped, stepped through."""
-    context = {"record_url": None, "seat": 0, "card_names": engine.CARD_NAMES}
+    context = {"record_url": None, "seat": 0}
     return _templates(request).TemplateResponse(request, "replay.html", context)
 
 
@@ -321,8 +330,7 @@ async def table_replay(request: Request, room_id: str) -> Response:
     visitor's cookie (a seat's record, or a watcher's)."""
     if not well_formed_room_id(room_id) or await rooms_of(request).find(room_id) is None:
         return _no_such_table(request)
-    context = {"record_url": f"/r/{room_id}/record.json", "seat": 0,
-               "card_names": engine.CARD_NAMES}
+    context = {"record_url": f"/r/{room_id}/record.json", "seat": 0}
     return _templates(request).TemplateResponse(request, "replay.html", context)
 
 
@@ -330,8 +338,8 @@ def _no_such_table(request: Request) -> HTMLResponse:
     return message_page(
         request,
         404,
-        "No such table",
-        "This table does not exist or has closed after a long pause.",
+        _("No such table"),
+        _("This table does not exist or has closed after a long pause."),
     )
 
 
@@ -354,7 +362,6 @@ def _watch_page(request: Request, room: Room) -> Response:
         "claim": False,
         "opponent": room.opponent,
         "room_url": table_url(request, room.room_id),
-        "card_names": engine.CARD_NAMES,
         **_table_context(request, room),
     }
     return _templates(request).TemplateResponse(request, "table.html", context)

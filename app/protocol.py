@@ -147,8 +147,13 @@ client_message_adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 
 class SeatPresence(_ServerMessage):
     # "You" (the receiving seat's own), "Computer", or the display name of whoever sat
-    # there (a seat nobody has taken yet: "Friend"; for a watcher "Host", "Guest").
+    # there (a seat nobody has taken yet: "Friend"; for a watcher "Host", "Guest"). Those
+    # are English: `you`, `computer` and `unnamed` say which they are, and a page says
+    # them in its reader's language.
     name: str
+    you: bool | None = None  # true for the receiving seat's own (else absent)
+    computer: bool | None = None  # true for the computer's seat
+    unnamed: bool | None = None  # true for a seat whose player gave no name yet
     joined: bool  # a friend has taken the seat
     connected: bool  # at least one socket is open for that seat
     # A seat taken, with no socket open: how many whole seconds it has been away (at a
@@ -170,7 +175,8 @@ class RoomInfo(_ServerMessage):
     # "waiting": a change is waiting for the table's store to answer (Redis down or slow).
     store: Literal["ok", "waiting"] = "ok"
     # What the table itself did and both seats are told (a deal dealt again because the
-    # store lost a move they had been shown); None most of the time.
+    # store lost a move they had been shown), in this socket's language; None most of
+    # the time.
     notice: str | None = None
     # A friend's table made for practice: both seats may ask for hints (issue 26).
     practice: bool = False
@@ -203,6 +209,21 @@ class _ViewPart(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+class Phrase(BaseModel):
+    """What the engine says, as data (docs/engine-api.md, "Words"): a `code` and the
+    values its words need (numbers, card codes, other phrases). A page renders it in its
+    reader's language from the catalogue's words for the code (`/i18n/{lang}.json`); the
+    English `text` and `label` beside it are for programs, and may change."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+    code: str
+
+
+class SaidBy(_ViewPart):
+    seat: Seat
+    say: Phrase
+
+
 class CutView(_ViewPart):
     cards: list[Card]
     winner: Seat
@@ -232,7 +253,8 @@ class DeclaringView(_ViewPart):
 class DeclarationView(_ViewPart):
     category: CategoryWord
     outcome: Literal["pending", "elder", "younger", "equal", "none"]
-    said: list[str]
+    said: list[str]  # English: "Elder: Point of five"
+    says: list[SaidBy]  # the same, by seat, as phrases
     elder_call: Told | None
     elder_nothing: bool
     answers: list[Literal["good", "not_good", "equal"]]
@@ -249,6 +271,7 @@ class ComboView(_ViewPart):
     category: CategoryWord
     call: Told
     label: str
+    say: Phrase
     points: int
     status: Literal["scored", "tied"]
     shown: bool
@@ -258,6 +281,7 @@ class ComboView(_ViewPart):
 class ShownView(_ViewPart):
     seat: Seat
     what: str
+    say: Phrase
     cards: list[Card]
 
 
@@ -331,6 +355,7 @@ class ResultView(_ViewPart):
     points: int
     rubiconed: bool
     text: str
+    say: Phrase
     abandoned: Seat | None = None  # the seat that left: the partie ended, abandoned by it
 
 
@@ -338,18 +363,21 @@ class LogLineView(_ViewPart):
     seat: Seat | None
     role: Literal["elder", "younger"] | None
     kind: str
-    text: str
+    text: str  # English
     points: int
+    say: Phrase
 
 
 class LegalEntry(BaseModel):
-    """An action this seat may send now, plus its `label`; `discard` is a template
-    (`min`, `max`, `expose_choice`). See docs/engine-api.md, `legal`."""
+    """An action this seat may send now, plus its `label` (English) and `say` (its phrase;
+    none for a card to play, named by its card); `discard` is a template (`min`, `max`,
+    `expose_choice`). See docs/engine-api.md, `legal`."""
 
     model_config = ConfigDict(frozen=True, extra="allow")
     type: Literal["choose_dealer", "carte_blanche", "discard", "call", "pass", "answer",
                   "play", "see", "next_deal"]
     label: str
+    say: Phrase | None = None
 
 
 class View(_ViewPart):

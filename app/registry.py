@@ -10,6 +10,7 @@ import logging
 import secrets
 from typing import TYPE_CHECKING
 
+from app.i18n import ngettext
 from app.protocol import CLOSE_GOING_AWAY, CLOSE_ROOM_EXPIRED, Listing
 from app.room import Room
 from app.room_options import RoomOptions
@@ -226,9 +227,11 @@ class RoomRegistry:
 
     def _check_share(self, address: str | None) -> None:
         if address is not None and len(self.held.get(address, ())) >= self.rooms_per_address:
-            raise TooManyRooms(
-                f"You have {self.rooms_per_address} tables open already. Finish or leave "
-                "one (an unplayed table closes after a while) before opening another.")
+            raise TooManyRooms(ngettext(
+                "You have {n} table open already. Finish or leave it (an unplayed table "
+                "closes after a while) before opening another.",
+                "You have {n} tables open already. Finish or leave one (an unplayed table "
+                "closes after a while) before opening another.", self.rooms_per_address))
 
     def hold(self, room_id: str, address: str | None) -> None:
         """`address` made or joined this room: it counts against its share while open."""
@@ -263,7 +266,8 @@ class RoomRegistry:
         quiet = [r for r in self.rooms.values()
                  if not r.used or now - r.last_move >= self.give_way_seconds]
         if not quiet:
-            raise RoomsFullError(f"All {self.max_rooms} tables are in use.")
+            raise RoomsFullError(ngettext("All {n} tables are in use.",
+                                          "All {n} tables are in use.", self.max_rooms))
         # A slow table kept in memory alone would be lost: it goes last.
         room = min(quiet, key=lambda r: (r.slow and self.store is None, r.used, r.last_move))
         if room.slow and self.store is not None:

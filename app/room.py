@@ -26,6 +26,7 @@ import engine
 from app.coach import Coach, hints_at
 from app.computer_seat import COMPUTER_SEAT, ComputerSeat
 from app.connection import Connection
+from app.i18n import N_, Said, render
 from app.journal import Journal
 from app.protocol import (
     CLOSE_GOING_AWAY,
@@ -65,15 +66,16 @@ Outcome = Literal["applied", "refused", "stale", "unavailable", "let_go", "close
 
 # The actions that deal a hand, and so bring a pack with them.
 DEALING = frozenset({"choose_dealer", "next_deal"})
-DEALT_AGAIN = ("The table's store lost a move both seats had been shown. So that no move "
-               "can be taken back, this deal was dealt again with a new pack.")
-STARTED_AGAIN = ("The table's store lost a move both seats had been shown. So that no move "
-                 "can be taken back, the partie starts again.")
-CLOSED = ("This table is not taking moves just now (the server is restarting, or the "
-          "table moved); nothing changed. It will reconnect by itself.")
+# A deal dealt again: its log line's code, and what both seats are told (a phrase).
+DEALT_AGAIN = engine.rules.STORE_LOST
+STARTED_AGAIN = N_("The table's store lost a move both seats had been shown. So that no "
+                   "move can be taken back, the partie starts again.")
+CLOSED = N_("This table is not taking moves just now (the server is restarting, or the "
+            "table moved); nothing changed. It will reconnect by itself.")
+WATCHING = N_("You are watching this table: you cannot play.")
 MOVED = "This table moved to another server; reconnect."
 # Both seats are told so while the store's disk is full (until a change is kept again).
-CANNOT_SAVE = "The table cannot save: your move was not made"
+CANNOT_SAVE = N_("The table cannot save: your move was not made")
 
 # A seat's latest message ids are remembered, so that a message resent after a reconnect
 # is told `duplicate_id`. Never applying a message twice does not rest on this: a message
@@ -149,7 +151,7 @@ class Room:
         # never used expires sooner, sockets open or not, and gives way first.
         self.used = False
         # What both seats are told of something the table did (a deal dealt again).
-        self.notice: str | None = None
+        self.notice: Said | None = None
         self.closed = False
         self._letting_go: asyncio.Task[None] | None = None
         self.computer: ComputerSeat | None = None
@@ -259,7 +261,7 @@ class Room:
     def go_on(self, conn: Connection, version: int) -> None:
         """The person has seen the trick: the computer's hold ends (nothing else changes)."""
         if conn.seat == WATCHER:
-            self.refuse(conn, "not_allowed", "You are watching this table: you cannot play.")
+            self.refuse(conn, "not_allowed", WATCHING)
         elif self.computer is not None and version == self.version:
             self.computer.go_on()
 
@@ -271,20 +273,21 @@ class Room:
         """The version a seat coming back proves it was shown ("VERSION.RECEIPT")."""
         return self.journal.shown(seen)
 
-    def error(self, conn: Connection, code: ErrorCode, message: str) -> None:
+    def error(self, conn: Connection, code: ErrorCode, message: Said) -> None:
         """An error alone (`rate_limited`: the socket is closed next)."""
-        conn.send(self._error(conn.seat, code, message))
+        conn.send(self._error(conn, code, message))
 
-    def refuse(self, conn: Connection, code: ErrorCode, message: str) -> None:
+    def refuse(self, conn: Connection, code: ErrorCode, message: Said) -> None:
         """A clear error, then the current state, so the client is never left guessing:
-        the state comes after the error even if one was owed already."""
-        self.seating.refuse(conn, self._error(conn.seat, code, message))
+        the state comes after the error even if one was owed already. Its message is said
+        in the socket's language."""
+        self.seating.refuse(conn, self._error(conn, code, message))
 
-    def _error(self, seat: int, code: ErrorCode, message: str) -> str:
+    def _error(self, conn: Connection, code: ErrorCode, message: Said) -> str:
         # The seat is told its legal cards; the log names no card a seat holds.
-        log.info("refused room=%s seat=%d code=%s: %s", self.room_id, seat, code,
-                 card_free(message))
-        return error_text(code, message, self.version)
+        log.info("refused room=%s seat=%d code=%s: %s", self.room_id, conn.seat, code,
+                 card_free(render(message, None) or ""))
+        return error_text(code, render(message, conn.lang) or "", self.version)
 
     # --- seats ----------------------------------------------------------------------------
 
@@ -362,18 +365,17 @@ class Room:
         if self.closed:
             return self._refuse(reply_to, seat, "unavailable", CLOSED, "closed")
         if seat == WATCHER:
-            return self._refuse(reply_to, seat, "not_allowed",
-                                "You are watching this table: you cannot play.")
+            return self._refuse(reply_to, seat, "not_allowed", WATCHING)
         if reply_to is not None:
             self.touch()
         if message_id is not None and not self.ids[seat].use(message_id):
-            return self._refuse(reply_to, seat, "duplicate_id",
-                                f"Message id {message_id!r} was already used by this seat; "
-                                "it is not applied again.")
+            return self._refuse(reply_to, seat, "duplicate_id", N_(
+                "Message id {id} was already used by this seat; it is not applied again.",
+                id=repr(message_id)))
         if version != self.version:
-            return self._refuse(reply_to, seat, "stale_version",
-                                f"Made on version {version}; the table is at version "
-                                f"{self.version}.", "stale")
+            return self._refuse(reply_to, seat, "stale_version", N_(
+                "Made on version {made}; the table is at version {now}.", made=version,
+                now=self.version), "stale")
         try:
             kind = action.get("type")
             if kind == "new_match":
@@ -395,7 +397,7 @@ class Room:
         is told to try again, and the computer tries again by itself."""
         if isinstance(exc, SeatTaken):
             return self._refuse(reply_to, seat, "not_allowed",
-                                "Your friend has just taken the seat.")
+                                N_("Your friend has just taken the seat."))
         if isinstance(exc, VersionConflict):
             self._let_go_soon(MOVED)
             return "let_go"
@@ -416,17 +418,17 @@ class Room:
             if not self.journal.waiting:
                 self._store_waiting(True)
             return "unavailable"
-        return self._refuse(reply_to, seat, "unavailable",
-                            "The table's store is not answering just now; nothing "
-                            "changed. Try again in a moment.", "unavailable")
+        return self._refuse(reply_to, seat, "unavailable", N_(
+            "The table's store is not answering just now; nothing changed. Try again in a "
+            "moment."), "unavailable")
 
-    def _refuse(self, reply_to: Connection | None, seat: int, code: ErrorCode, message: str,
+    def _refuse(self, reply_to: Connection | None, seat: int, code: ErrorCode, message: Said,
                 outcome: Outcome = "refused") -> Outcome:
         if reply_to is not None:
             self.refuse(reply_to, code, message)
         elif outcome == "refused":  # the computer's move refused: a bug in its level
             log.error("computer's move refused room=%s seat=%d code=%s: %s", self.room_id,
-                      seat, code, card_free(message))
+                      seat, code, card_free(render(message, None) or ""))
         return outcome
 
     async def _move(self, seat: int, action: dict[str, Any],
@@ -435,15 +437,15 @@ class Room:
         try:
             state = engine.apply(self.state, seat, action, pack=pack)
         except engine.MalformedActionError as exc:
-            return self._refuse(reply_to, seat, "bad_message", str(exc))
+            return self._refuse(reply_to, seat, "bad_message", exc)
         except engine.OutOfTurnError as exc:
-            return self._refuse(reply_to, seat, "out_of_turn", str(exc))
+            return self._refuse(reply_to, seat, "out_of_turn", exc)
         except engine.PiquetError as exc:  # IllegalActionError and any other refusal
-            return self._refuse(reply_to, seat, "illegal_action", str(exc))
+            return self._refuse(reply_to, seat, "illegal_action", exc)
         except Exception:
             log.exception("engine failed room=%s seat=%d", self.room_id, seat)
             return self._refuse(reply_to, seat, "internal",
-                                "The server failed on that action; nothing changed.")
+                                N_("The server failed on that action; nothing changed."))
         if state.deal_number == self.state.deal_number:
             pack = None  # it dealt nothing (a see or such)
         entry: Entry = (seat, action, pack)
@@ -454,9 +456,8 @@ class Room:
 
     async def _new_match(self, seat: int, reply_to: Connection | None) -> Outcome:
         if not self.can_new_match():
-            return self._refuse(reply_to, seat, "not_allowed",
-                                "At a friend's table a new match starts once the partie "
-                                "is over.")
+            return self._refuse(reply_to, seat, "not_allowed", N_(
+                "At a friend's table a new match starts once the partie is over."))
         if self.opponent == "friend":
             return await self._ask_rematch(seat, reply_to)
         await self._fresh_partie(reply_to=reply_to)
@@ -469,7 +470,7 @@ class Room:
         the other seat dealing first this time; the first press is a change both see."""
         if seat in self.rematch:
             return self._refuse(reply_to, seat, "not_allowed",
-                                "You asked to play again; waiting for your friend.")
+                                N_("You asked to play again; waiting for your friend."))
         if not self.rematch:  # the first press: stored first, like any change
             receipt = await self._commit(Change(self.version + 1, "rematch", rematch=(seat,)))
             self.rematch.add(seat)
@@ -492,11 +493,10 @@ class Room:
         if self.stranger_away(seat, self.setup.away_seconds):
             return await self._take_over(seat, level, reply_to)
         if not self.has_free_seat() or seat != 0:
-            return self._refuse(reply_to, seat, "not_allowed",
-                                "Only the table's maker may give the free seat to the "
-                                "computer, while nobody has taken it; at a table of "
-                                "strangers, either player may once the other has been "
-                                "away a minute.")
+            return self._refuse(reply_to, seat, "not_allowed", N_(
+                "Only the table's maker may give the free seat to the computer, while "
+                "nobody has taken it; at a table of strangers, either player may once the "
+                "other has been away a minute."))
         await self._fresh_partie(reply_to=reply_to, computer_level=level)
         self.used = True
         self.seating.tell_presence()
@@ -516,13 +516,14 @@ class Room:
         a new partie against it, in seat 0 (the computer's is seat 1: a player in seat 1
         moves over, its token with it, and its sockets reconnect there). The absent
         player, back, holds no seat: it watches, told why."""
-        absent = self.options.names[1 - seat] or "Your opponent"
+        absent = self.options.names[1 - seat]
         token_hash = self.seating.seats[seat].token_hash
         assert token_hash is not None
         await self._fresh_partie(
             reply_to=reply_to, computer_level=level, take_over=(0, token_hash),
             names=(self.options.names[seat], ""),
-            notice=f"{absent} was away, so their seat went to the computer.")
+            notice=N_("{name} was away, so their seat went to the computer.", name=absent)
+            if absent else N_("Your opponent was away, so their seat went to the computer."))
         self.used = True
         # Seat 1's player (if it was the one left) is seat 0's now; the absent one is no
         # seat's: their sockets reconnect, and find where they are.
@@ -538,10 +539,9 @@ class Room:
         `abandon_seconds` ends the partie, recorded as abandoned by the absent seat."""
         if (not self.stranger_away(seat, self.setup.abandon_seconds)
                 or self.state.step is engine.Step.PARTIE_OVER):
-            return self._refuse(reply_to, seat, "not_allowed",
-                                "A partie may be ended for the other player's absence at a "
-                                "table of strangers only, once they have been away three "
-                                "minutes.")
+            return self._refuse(reply_to, seat, "not_allowed", N_(
+                "A partie may be ended for the other player's absence at a table of "
+                "strangers only, once they have been away three minutes."))
         return await self.end_abandoned(1 - seat, reply_to)
 
     async def end_abandoned(self, seat: int, reply_to: Connection | None = None) -> Outcome:
@@ -583,7 +583,7 @@ class Room:
         name: str = "",
         take_over: tuple[int, str] | None = None,
         names: tuple[str, str] | None = None,
-        notice: str | None = None,
+        notice: Said | None = None,
     ) -> None:
         """A new partie in this room (a new match: every socket's log starts again),
         stored first (the caller holds the lock). `computer_level`: seat 1 goes to the
@@ -627,7 +627,7 @@ class Room:
     # --- a change: stored, installed, told ------------------------------------------------
 
     async def _change(self, change: Change, state: engine.State,
-                      reply_to: Connection | None, notice: str | None = None) -> None:
+                      reply_to: Connection | None, notice: Said | None = None) -> None:
         self._install(state, await self._commit(change), reply_to, notice=notice)
 
     async def _commit(self, change: Change) -> str:
@@ -644,7 +644,7 @@ class Room:
         self.seating.tell(self.snapshot(self.journal.receipt(self.version)))
 
     def _install(self, state: engine.State, receipt: str, first: Connection | None = None,
-                 *, notice: str | None = None) -> None:
+                 *, notice: Said | None = None) -> None:
         """The new state, committed already (the caller holds the lock): one version up,
         and every socket handed it, `first` (the mover's) first. `notice`: what both
         seats are told of it (else a notice goes with the deal it was told for)."""
@@ -730,7 +730,7 @@ class Room:
                     state = engine.deal_again(self.state, pack, DEALT_AGAIN)
                     await self._change(change_for_action(
                         self.version + 1, engine.NO_SEAT, {"type": "deal_again"}, pack),
-                        state, None, notice=DEALT_AGAIN)
+                        state, None, notice={"code": DEALT_AGAIN})
                 else:
                     await self._fresh_partie(notice=STARTED_AGAIN)
             except StoreError as exc:
@@ -743,3 +743,4 @@ class Room:
                           self.version, [s.token_hash for s in self.seating.seats],
                           first_dealer=self.state.first_dealer, rematch=sorted(self.rematch),
                           secret=self.journal.secret)
+

@@ -22,6 +22,7 @@ from typing import Any
 import orjson
 
 import engine
+from app.i18n import Said, render
 from app.padding import Ceilings
 from app.protocol import (
     ErrorCode,
@@ -92,7 +93,7 @@ class Snapshot:
     can_new_match: bool
     rematch: tuple[int, ...]
     waiting_for_store: bool
-    notice: str | None
+    notice: Said | None  # said to each socket in its language
     seating: Seating = "link"
     pace: Pace = "now"
     listing: Listing | None = None  # an open table's place in the lobby (its maker's page)
@@ -119,7 +120,9 @@ class LogCursor:
 def presence(seats: tuple[SeatPresence, SeatPresence], viewer: int) -> list[dict[str, Any]]:
     """Both seats as `viewer` (WATCHER: a watcher) sees them: SeatPresence of
     app/protocol.py as plain JSON. A seat is named by its display name (a seat nobody has
-    taken: "Friend", or for a watcher "Host" and "Guest"); the viewer's own is "You"."""
+    taken: "Friend", or for a watcher "Host" and "Guest"); the viewer's own is "You"
+    (English words: `you`, `computer` and `unnamed` say which, for a page in any
+    language)."""
     out = []
     for number, seat in enumerate(seats):
         unnamed = ("Host", "Guest")[number] if viewer == WATCHER else "Friend"
@@ -129,6 +132,12 @@ def presence(seats: tuple[SeatPresence, SeatPresence], viewer: int) -> list[dict
             "joined": seat.computer or seat.joined,
             "connected": seat.computer or seat.connected,
         }
+        if number == viewer:
+            one["you"] = True
+        elif seat.computer:
+            one["computer"] = True
+        elif not seat.name:
+            one["unnamed"] = True
         if seat.away is not None and not seat.computer:
             one["away"] = seat.away
         out.append(one)
@@ -145,11 +154,13 @@ def presence_texts(seats: tuple[SeatPresence, SeatPresence], watchers: int) -> d
     }
 
 
-def state_text(table: Snapshot, viewer: int, cursor: LogCursor) -> tuple[str, LogCursor]:
+def state_text(table: Snapshot, viewer: int, cursor: LogCursor,
+               lang: str = "en") -> tuple[str, LogCursor]:
     """`viewer`'s state message of `table`, and its log cursor after it. The log goes
     once: the engine's log window is this deal's lines, and within one deal of one match
     it only grows, so a socket gets the lines new to it; when the window moves on (a new
-    deal, a new match, a new socket) it gets them all, with log_reset."""
+    deal, a new match, a new socket) it gets them all, with log_reset. The table's notice
+    is said in `lang`, the socket's."""
     state = table.state
     watching = viewer == WATCHER
     view = (table.working.ceilings().public if watching
@@ -180,7 +191,7 @@ def state_text(table: Snapshot, viewer: int, cursor: LogCursor) -> tuple[str, Lo
             "practice": table.practice,
             "hints": not watching and table.hints[viewer],
             "store": "waiting" if table.waiting_for_store else "ok",
-            "notice": table.notice,
+            "notice": render(table.notice, lang),
             "seating": table.seating,
             "listing": table.listing,
             "pace": table.pace,
@@ -243,6 +254,7 @@ def my_table(room_id: str, seat: int, options: RoomOptions, state: engine.State,
         "over": over,
         "won": None if result is None or result.winner is None else result.winner == seat,
         "result": None if result is None else result.text,
+        "result_say": None if result is None else result.text.say,
         "abandoned_by": None if result is None or result.abandoned is None else (
             "you" if result.abandoned == seat else "opponent"),
         "since": int(max(0.0, since)),

@@ -31,6 +31,7 @@ import orjson
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.i18n import N_, _
 from engine.cards import CARD_NAMES
 
 # 'self' covers ws:// and wss:// to this host in CSP Level 3 (every current browser).
@@ -58,7 +59,7 @@ OWN_SITE = frozenset({"same-origin", "none"})
 # up or sent to the store: a line break in it would write a log line of the sender's
 # making, and a brace would move a Redis Cluster hash tag.
 ROOM_ID = re.compile(r"[A-Za-z0-9_-]{16}")
-NOT_A_ROOM = "No such table: that is not a table's address."
+NOT_A_ROOM = N_("No such table: that is not a table's address.")
 
 
 def well_formed_room_id(room_id: str) -> bool:
@@ -179,8 +180,8 @@ def take_from_all(buckets: tuple[RateLimit, ...], now: float | None = None) -> b
     return True
 
 
-TOO_MANY_ROOMS = ("You have made many tables in a short time. "
-                  "Please wait a minute before making another.")
+TOO_MANY_ROOMS = N_("You have made many tables in a short time. "
+                    "Please wait a minute before making another.")
 
 
 def may_make_room(request: Request) -> bool:
@@ -258,7 +259,8 @@ class Guard:
             why = foreign_request(headers, self.allowed_origins)
             if why is not None:
                 await _refuse(scope, send_with_headers, 403,
-                              f"Refused: this request was sent by another site's page ({why}).")
+                              _("Refused: this request was sent by another site's page "
+                                "({why}).", why=why))
                 return
         length = headers.get(b"content-length")
         if length is not None and (not length.isdigit() or int(length) > self.max_body_bytes):
@@ -294,7 +296,8 @@ class Guard:
 
     @property
     def _too_large(self) -> str:
-        return f"Request body too large; the limit is {self.max_body_bytes} bytes."
+        return _("Request body too large; the limit is {most} bytes.",
+                 most=self.max_body_bytes)
 
 
 async def _refuse(scope: Scope, send: Send, status: int, message: str) -> None:

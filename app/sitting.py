@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from fastapi import Request, Response
 from fastapi.responses import JSONResponse
 
+from app.i18n import _
 from app.lobby import Lobby
 from app.names import (
     NAME_COOKIE,
@@ -25,6 +26,7 @@ from app.names import (
     guest_name,
     name_from_cookie,
     refuse_look_alike,
+    same_name,
 )
 from app.registry import RoomRegistry, TooManyRooms
 from app.room import Room
@@ -75,10 +77,10 @@ async def table_for(request: Request, room_id: str) -> Room | JSONResponse:
     """The table a script's request names (someone arriving: served by this process from
     now), or the 404 to answer, in words."""
     if not well_formed_room_id(room_id):
-        return JSONResponse({"detail": NOT_A_ROOM}, 404)
+        return JSONResponse({"detail": str(NOT_A_ROOM)}, 404)
     room = await rooms_of(request).find(room_id, arriving=True)
     if room is None:
-        return JSONResponse({"detail": "No such table (it may have expired)."}, 404)
+        return JSONResponse({"detail": _("No such table (it may have expired).")}, 404)
     return room
 
 
@@ -121,22 +123,21 @@ async def sit_down(request: Request, room: Room, visitor: Visitor) -> tuple[int,
         if visitor.name:
             refuse_look_alike(visitor.name, maker)
     except NameRefused as exc:
-        raise Refused(422, "Choose another name", str(exc)) from None
+        raise Refused(422, _("Choose another name"), str(exc)) from None
     if room.waiting_for_stranger():
         taken = await lobby_of(request).take(room.room_id, visitor.digest, visitor.name)
         if taken == "own":
-            raise Refused(409, "Your own table", "This is your own table: it is waiting "
-                          "for someone else to sit down.")
+            raise Refused(409, _("Your own table"), _("This is your own table: it is waiting "
+                                                      "for someone else to sit down."))
         if taken == "same_name":  # (the lobby's copy of the maker's name, looked at again)
-            raise Refused(422, "Choose another name", f"The other player is called "
-                          f"“{maker}”: choose a name that does not look like theirs.")
+            raise Refused(422, _("Choose another name"), same_name(maker))
         if taken == "held":
-            raise Refused(409, "Table taken", "Someone has just sat down at this table.")
+            raise Refused(409, _("Table taken"), _("Someone has just sat down at this table."))
     try:
         claimed = await rooms_of(request).join(room, address_of(request),
                                                visitor.name or guest_name(maker))
     except TooManyRooms as exc:
-        raise Refused(429, "Too many open tables", str(exc)) from None
+        raise Refused(429, _("Too many open tables"), str(exc)) from None
     if claimed is None:
-        raise Refused(409, "Table full", "This table is full.")
+        raise Refused(409, _("Table full"), _("This table is full."))
     return claimed

@@ -207,7 +207,7 @@ class RoomStore(Protocol):
 def encode_entry(entry: Entry) -> str:
     # The action as the engine accepted it, less its label (the words are not the rules).
     seat, action, pack = entry
-    plain = {k: v for k, v in action.items() if k != "label"}
+    plain = {k: v for k, v in action.items() if k not in ("label", "say")}
     item: list[Any] = [seat, plain] if pack is None else [seat, plain, " ".join(pack)]
     return orjson.dumps(item).decode()  # (as compact as json's, at a fifth of its cost)
 

@@ -18,6 +18,8 @@ from starlette.routing import WebSocketRoute
 from starlette.types import Message, Receive, Scope, Send
 
 from app.connection import Connection
+from app.i18n import N_, Text
+from app.languages import request_language
 from app.lobby_ws import LOBBY, lobby_socket
 from app.protocol import (
     CLIENT_TYPES,
@@ -85,7 +87,7 @@ async def _handshake(websocket: WebSocket, room_id: str) -> tuple[Room, int] | R
     if not origin_allowed(headers.get("origin"), headers.get("host"), settings.allowed_origins):
         return Refusal(CLOSE_FOREIGN_ORIGIN, "This page's origin may not connect.")
     if not well_formed_room_id(room_id):  # not looked up, not sent to Redis
-        return Refusal(CLOSE_UNKNOWN_ROOM, NOT_A_ROOM)
+        return Refusal(CLOSE_UNKNOWN_ROOM, NOT_A_ROOM.english)
     if rooms.stopping:  # SIGTERM: the page is to come back at once, to whoever owns it then
         return Refusal(CLOSE_GOING_AWAY, "The server is restarting.")
     try:
@@ -164,7 +166,8 @@ def _admit(websocket: WebSocket, room: Room, seat: int, address: str
     if not limit.take():
         return Refusal(CLOSE_POLICY, "Too many messages; wait a moment, then reconnect.")
     conn = Connection(websocket, room.room_id, seat, queue_size=settings.send_queue_size,
-                      ping_interval=settings.ping_interval)
+                      ping_interval=settings.ping_interval,
+                      lang=request_language(websocket.scope))
     if seat != WATCHER:
         room.attach(conn)
         return conn, limit, None
@@ -190,21 +193,19 @@ async def _receive_loop(room: Room, conn: Connection, settings: Settings,
         if conn.closing:
             continue  # a close is on its way; wait for the peer's close to end the loop
         if not limit.take():
-            room.error(conn, "rate_limited", "Too many messages; this socket is closed.")
+            room.error(conn, "rate_limited", N_("Too many messages; this socket is closed."))
             conn.close(CLOSE_POLICY, "Too many messages.")
             continue
         text = frame.get("text")
         data = frame.get("bytes")
         size = len(text.encode()) if text is not None else len(data or b"")
         if size > settings.max_message_bytes:
-            room.refuse(
-                conn,
-                "too_large",
-                f"Message of {size} bytes; the limit is {settings.max_message_bytes}.",
-            )
+            room.refuse(conn, "too_large", N_(
+                "Message of {size} bytes; the limit is {most}.", size=size,
+                most=settings.max_message_bytes))
             continue
         if text is None:
-            room.refuse(conn, "bad_message", "Send JSON as text frames, not binary.")
+            room.refuse(conn, "bad_message", N_("Send JSON as text frames, not binary."))
             continue
         await _handle_text(room, conn, text)
 
@@ -222,22 +223,23 @@ async def _handle_text(room: Room, conn: Connection, text: str) -> None:
     try:
         obj = json.loads(text)
     except ValueError as exc:
-        room.refuse(conn, "bad_json", f"Not JSON: {exc}.")
+        room.refuse(conn, "bad_json", N_("Not JSON: {why}.", why=str(exc)))
         return
     except RecursionError:
         # ("[" * 1500 + "]" * 1500: 3 KB.) Not a traceback in the log, nor the socket lost.
-        room.refuse(conn, "bad_json", "Not JSON we read: nested too deeply.")
+        room.refuse(conn, "bad_json", N_("Not JSON we read: nested too deeply."))
         return
     if not isinstance(obj, dict):
-        room.refuse(conn, "bad_message", "A message is a JSON object with a `type`.")
+        room.refuse(conn, "bad_message", N_("A message is a JSON object with a `type`."))
         return
     kind = obj.get("type")
     if not isinstance(kind, str):
-        room.refuse(conn, "bad_message", "A message needs a string `type`.")
+        room.refuse(conn, "bad_message", N_("A message needs a string `type`."))
         return
     if kind not in CLIENT_TYPES:
         known = ", ".join(sorted(CLIENT_TYPES))
-        room.refuse(conn, "unknown_type", f"Unknown message type {kind[:40]!r}; known: {known}.")
+        room.refuse(conn, "unknown_type", N_("Unknown message type {kind}; known: {known}.",
+                                             kind=repr(kind[:40]), known=known))
         return
     try:
         msg = client_message_adapter.validate_python(obj)
@@ -270,12 +272,12 @@ async def dispatch(room: Room, conn: Connection, msg: ClientMessage) -> None:
     # A pong needs no answer: `heard` has noted the socket is alive.
 
 
-def _describe(exc: ValidationError) -> str:
+def _describe(exc: ValidationError) -> Text:
     parts = []
     for error in exc.errors()[:3]:
         where = ".".join(str(p) for p in error["loc"][1:]) or "message"  # loc[0] is the tag
         parts.append(f"{where}: {error['msg']}")
-    return "Wrong message shape: " + "; ".join(parts) + "."
+    return N_("Wrong message shape: {what}.", what="; ".join(parts))
 
 
 ROUTE = WebSocketRoute("/ws/{room_id}", table_socket, name="table_socket")

@@ -15,7 +15,7 @@ from engine.combos import Category
 from engine.errors import MalformedActionError
 
 Reply = Literal["good", "not_good", "equal"]
-REPLY_WORDS: dict[str, str] = {"good": "Good", "not_good": "Not good", "equal": "Equal"}
+REPLIES = ("good", "not_good", "equal")
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,7 +164,7 @@ def parse_action(obj: Any) -> Action:
         return Pass()
     if kind == "answer":
         reply = _field(obj, "reply", str)
-        if reply not in REPLY_WORDS:
+        if reply not in REPLIES:
             raise MalformedActionError(f"unknown reply {reply!r} (good, not_good or equal)")
         if "cards" in obj:
             return Answer(reply, sort_hand(_cards(obj)))

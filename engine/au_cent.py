@@ -15,10 +15,25 @@ winning point is then struck, with a log line saying so.
 from __future__ import annotations
 
 from engine.actions import Action
-from engine.reckoning import score_cards
+from engine.reckoning import WINS_PARTIE, deal_ends, score_cards
 from engine.state import Game, Reckon, Result, ScoreEvent, State, Step
 from engine.table import Handler, bonus, goto, log
 from engine.variants import DOUBLE_UNDER, GAME_TO, PARTIE_GAMES
+from engine.words import Phrase, W, Words
+
+_NOT_SCORED = W("not_scored", "{what} not scored: the game was won before it")
+_STRUCK_COMBO = W("struck_combo", "{points} for {what}")
+_GAME_WON = W("game_won", "Reaches {to}: wins game {game}, {a} to {b}")
+_GAME_WON_DOUBLE = W("game_won_double", "Reaches {to}: wins game {game}, {a} to {b}, "
+                     "a double (under {under}): it counts two")
+GAMES_TO = W("result.games", "{won} games to {lost}")
+# What scored, in words (a call: its label, with its article).
+_WHAT = {"lead": W("struck.lead", "the point for the lead"),
+         "trick": W("struck.trick", "the points for the trick"),
+         "carte_rouge": W("bonus.carte_rouge", "carte rouge"),
+         "pique": W("bonus.pique", "pique"), "repique": W("bonus.repique", "repique"),
+         "cards": W("bonus.cards", "the cards"), "capot": W("bonus.capot", "capot"),
+         "carte_blanche": "bonus.carte_blanche"}
 
 _DECLARED = (Reckon.CARTE_BLANCHE, Reckon.POINT, Reckon.SEQUENCE, Reckon.SET)
 _ELDER_DECLARING = (Step.ELDER_CALL, Step.YOUNGER_ANSWER)
@@ -138,7 +153,7 @@ def end_deal(s: State) -> None:
     deal = s.deal_scores()
     s.sheet = (*s.sheet, deal)
     s.sheet_parts = (*s.sheet_parts, s.deal_parts())
-    log(s, None, "deal_end", f"Deal {s.deal_number} ends {deal[0]} to {deal[1]}")
+    log(s, None, "deal_end", deal_ends(s, deal))
     goto(s, Step.DEAL_OVER, None)
 
 
@@ -156,8 +171,7 @@ def _strike(s: State, kept: list[int], made_from: tuple[int, int, int]) -> None:
         if i >= first_new and e.what in _BONUSES:
             _unsay_bonus(s, e, log_from, bonus_from)
         else:
-            log(s, e.seat, "score", f"{_words(e)} not scored: the game was won before it",
-                -e.points)
+            log(s, e.seat, "score", {"code": _NOT_SCORED, "what": _words(e)}, -e.points)
 
 
 _BONUSES = ("pique", "repique", "cards", "capot", "carte_rouge")
@@ -179,13 +193,13 @@ def _unsay_bonus(s: State, e: ScoreEvent, log_from: int, bonus_from: int) -> Non
     s.bonuses = tuple(bonuses)
 
 
-_WHAT = {"lead": "The point for the lead", "trick": "The points for the trick",
-         "carte_blanche": "Carte blanche", "carte_rouge": "Carte rouge", "pique": "Pique",
-         "repique": "Repique", "cards": "The cards", "capot": "Capot"}
-
-
-def _words(e: ScoreEvent) -> str:
-    return _WHAT.get(e.what, f"{e.points} for the {e.what[0].lower()}{e.what[1:]}")
+def _words(e: ScoreEvent) -> Phrase:
+    code = _WHAT.get(e.what)
+    if code is not None or e.combo is None:
+        return {"code": code or e.what}
+    label = e.combo.label.say  # (the call whole, with its article)
+    return {"code": _STRUCK_COMBO, "points": e.points,
+            "what": {**label, "code": "the_" + label["code"]}}
 
 
 def win_game(s: State, winner: int, kept: list[int], repique: int | None,
@@ -194,7 +208,7 @@ def win_game(s: State, winner: int, kept: list[int], repique: int | None,
     is scored first), the deal and the game end, and the partie if it is won."""
     if repique is not None:
         s.repique_seat = repique
-        bonus(s, repique, "repique", 60, Reckon.BONUS, "Repique! 60 more")
+        bonus(s, repique, "repique", 60, Reckon.BONUS, {"code": "repique"})
         kept = [*kept, len(s.events) - 1]
     _strike(s, kept, made_from)
     s.reckoned = s.pique_settled = True
@@ -202,20 +216,23 @@ def win_game(s: State, winner: int, kept: list[int], repique: int | None,
     scores = s.game_scores(deal)
     s.sheet = (*s.sheet, deal)
     s.sheet_parts = (*s.sheet_parts, s.deal_parts())
-    log(s, None, "deal_end", f"Deal {s.deal_number} ends {deal[0]} to {deal[1]}")
+    log(s, None, "deal_end", deal_ends(s, deal))
     double = scores[1 - winner] < DOUBLE_UNDER
     number = len(s.games) + 1
     s.games = (*s.games, Game(winner, scores, double, len(s.sheet) - s.game_start))
     s.game_start = len(s.sheet)
     a, b = scores[winner], scores[1 - winner]
-    log(s, winner, "game_end",
-        f"Reaches {GAME_TO}: wins game {number}, {a} to {b}"
-        + (f", a double (under {DOUBLE_UNDER}): it counts two" if double else ""))
+    game: Phrase = {"code": _GAME_WON_DOUBLE if double else _GAME_WON, "to": GAME_TO,
+                    "game": number, "a": a, "b": b}
+    if double:
+        game["under"] = DOUBLE_UNDER
+    log(s, winner, "game_end", game)
     won = games_won(s)
     if won[winner] >= PARTIE_GAMES:
         x, y = won[winner], won[1 - winner]
-        s.result = Result(winner, won, x, False, f"{x} games to {y}")
-        log(s, winner, "partie_end", f"Wins the partie: {x} games to {y}")
+        result = {"code": GAMES_TO, "won": x, "lost": y}
+        s.result = Result(winner, won, x, False, Words(result))
+        log(s, winner, "partie_end", {"code": WINS_PARTIE, "result": result})
         goto(s, Step.PARTIE_OVER, None)
     else:
         goto(s, Step.DEAL_OVER, None)

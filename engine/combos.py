@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.cards import Card, Rank, Suit, sort_hand
+from engine.words import WN, Phrase, W, Words
 
 
 class Category(enum.IntEnum):
@@ -42,6 +43,29 @@ for _category, _word in zip(Category, ("point", "sequence", "set"), strict=True)
 NUMBER_WORDS = ("nothing", "one", "two", "three", "four", "five", "six", "seven", "eight")
 SEQUENCE_NAMES = {3: "tierce", 4: "quart", 5: "quint", 6: "sixième", 7: "septième", 8: "huitième"}
 
+# A call in words (engine.words), by how much of it was told: what a player says ("point
+# of five", "a quart", "quart to the ace", "three aces"), what the table was told ("quart"),
+# and the same with its article ("the quart", "the point of five, making 48"): the
+# article's code is "the_" and the told one's, with the same values.
+_POINT = WN("point", "point of {n:word}", "point of {n:word}")
+_POINT_MAKING = WN("point_making", "point of {n:word}, making {pips}",
+                   "point of {n:word}, making {pips}")
+_SEQ_A = W("seq_a", "a {n:seq}")
+_SEQ = W("seq", "{n:seq}")
+_SEQ_TO = W("seq_to", "{n:seq} {top:to}")
+_TRIO = W("trio", "three {rank:ranks}")
+_QUATORZE = W("quatorze", "four {rank:ranks}")
+WN("the_point", "the point of {n:word}", "the point of {n:word}")
+WN("the_point_making", "the point of {n:word}, making {pips}",
+   "the point of {n:word}, making {pips}")
+W("the_seq", "the {n:seq}")
+W("the_seq_to", "the {n:seq} {top:to}")
+W("the_trio", "the three {rank:ranks}")
+W("the_quatorze", "the four {rank:ranks}")
+# The second stage told alone: "Making 48", "To the king".
+_MAKING = W("making", "making {pips}")
+_TO_TOP = W("to_top", "{top:to}")
+
 
 @dataclass(frozen=True, slots=True)
 class Combo:
@@ -50,8 +74,9 @@ class Combo:
     category: Category
     cards: tuple[Card, ...]  # sorted, high first
     key: tuple[int, int] = field(init=False, compare=False)
-    # The call in a player's words: "Point of five", "Quart to the king", "Three aces".
-    label: str = field(init=False, compare=False)
+    # The call in a player's words: "Point of five", "Quart to the king", "Three aces"
+    # (its phrase: `label.say`).
+    label: Words = field(init=False, compare=False)
 
     # What the table is told of it after one stage and after two (see `told`), written
     # the first time it is asked for.
@@ -69,7 +94,7 @@ class Combo:
         object.__setattr__(self, "key", key)
         object.__setattr__(self, "stage_keys", (key[0] * 100 + key[1],) * 2
                            if self.category is Category.SET else key)
-        object.__setattr__(self, "label", _label(self.category, self.cards))
+        object.__setattr__(self, "label", self.words("label", 2))
 
     @property
     def length(self) -> int:
@@ -88,28 +113,43 @@ class Combo:
         """What is compared at `stage` (0 or 1): length then pips / top card; a set whole."""
         return self.stage_keys[stage]
 
-    def stage_words(self, stage: int) -> str:
-        """What is said publicly at each stage (RULES.md §4 dialogue)."""
+    def stage_words(self, stage: int) -> Phrase:
+        """What is said publicly at each stage (RULES.md §4 dialogue): "Point of five",
+        "A quart", "Three aces"; then "Making 48", "To the king"."""
+        if stage == 0:
+            return self.said(1)
         if self.category is Category.POINT:
-            return self.label if stage == 0 else f"Making {self.key[1]}"
+            return {"code": _MAKING, "pips": self.key[1]}
         if self.category is Category.SEQUENCE:
-            if stage == 0:
-                name = SEQUENCE_NAMES[self.length]
-                return ("An " if name[0] in "aeiou" else "A ") + name
-            return f"To the {self.cards[0].rank.title.lower()}"
-        return self.label
+            return {"code": _TO_TOP, "top": self.cards[0].rank.symbol}
+        return self.said(1)
 
-    def public(self, stages: int) -> str:
-        """What the table has been told of this call after `stages` stages, as a noun
-        phrase: "point of five" / "point of five, making 48", "quart" / "quart to the
-        ace", "three aces". Only what was said crosses the table (RULES.md §4)."""
+    def public(self, stages: int) -> Phrase:
+        """What the table has been told of this call after `stages` stages: "point of
+        five" / "point of five, making 48", "quart" / "quart to the ace", "three aces".
+        Only what was said crosses the table (RULES.md §4)."""
+        n = len(self.cards)
         if self.category is Category.POINT:
-            told = f"point of {NUMBER_WORDS[self.length]}"
-            return told if stages < 2 else f"{told}, making {self.key[1]}"
+            if stages < 2:
+                return {"code": _POINT, "n": n}
+            return {"code": _POINT_MAKING, "n": n, "pips": self.key[1]}
         if self.category is Category.SEQUENCE:
-            name = SEQUENCE_NAMES[self.length]
-            return name if stages < 2 else f"{name} to the {self.cards[0].rank.title.lower()}"
-        return self.label.lower()
+            if stages < 2:
+                return {"code": _SEQ, "n": n}
+            return {"code": _SEQ_TO, "n": n, "top": self.cards[0].rank.symbol}
+        return _set(self.cards)
+
+    def the(self, stages: int) -> Phrase:
+        """`public`, with its article: "the quart", "the three aces"."""
+        told = self.public(stages)
+        return {**told, "code": "the_" + told["code"]}
+
+    def said(self, stages: int) -> Phrase:
+        """The words a player says for this call: "Point of five", "A quart", "Quart to
+        the ace"."""
+        if self.category is Category.SEQUENCE and stages < 2:
+            return {"code": _SEQ_A, "n": len(self.cards)}
+        return self.public(stages)
 
     def told(self, stages: int) -> dict[str, Any]:
         """What the table has been told of this call after `stages` stages, as data (the
@@ -123,15 +163,28 @@ class Combo:
             object.__setattr__(self, "_told", told)
         return told[stages >= 2].copy()
 
-    def said(self, stages: int) -> str:
-        """The words a player says for this call: "Point of five", "A quart", "Quart to the ace"."""
-        words = self.public(stages)
-        if self.category is Category.SEQUENCE and stages < 2:
-            words = ("an " if words[0] in "aeiou" else "a ") + words
-        return words[0].upper() + words[1:]
+    def words(self, form: str, stages: int) -> Words:
+        """Its `label` ("label"), `public` or `the` phrase after `stages` stages, as Words
+        made once for every call alike: the phrases depend on the category and key alone,
+        and a deal makes several calls' entries and records."""
+        k = (form, self.category, self.key, stages >= 2)
+        words = _WORDS.get(k)
+        if words is None:
+            said = _label(self.category, self.cards) if form == "label" else \
+                self.public(stages) if form == "public" else self.the(stages)
+            words = _WORDS[k] = Words(said)
+        return words
 
     def __str__(self) -> str:
         return f"{self.label} ({' '.join(map(str, self.cards))})"
+
+
+# Words by (form, category, key, told whole): a few hundred at most.
+_WORDS: dict[tuple[str, Category, tuple[int, int], bool], Words] = {}
+
+
+def _set(cards: tuple[Card, ...]) -> Phrase:
+    return {"code": _QUATORZE if len(cards) == 4 else _TRIO, "rank": cards[0].rank.symbol}
 
 
 def _told(combo: Combo, stages: int) -> dict[str, Any]:
@@ -146,13 +199,14 @@ def _told(combo: Combo, stages: int) -> dict[str, Any]:
     return out
 
 
-def _label(category: Category, cards: tuple[Card, ...]) -> str:
+def _label(category: Category, cards: tuple[Card, ...]) -> Phrase:
+    """A call as the table offers it: a point by its length, a sequence whole, a set."""
     n = len(cards)
     if category is Category.POINT:
-        return f"Point of {NUMBER_WORDS[n]}"
+        return {"code": _POINT, "n": n}
     if category is Category.SEQUENCE:
-        return f"{SEQUENCE_NAMES.get(n, 'run').capitalize()} to the {cards[0].rank.title.lower()}"
-    return f"{NUMBER_WORDS[n].capitalize()} {cards[0].rank.plural}" if cards else "Nothing"
+        return {"code": _SEQ_TO, "n": n, "top": cards[0].rank.symbol}
+    return _set(cards)
 
 
 def _key(category: Category, cards: tuple[Card, ...]) -> tuple[int, int]:

@@ -14,6 +14,17 @@ from engine.reckoning import PARTIE_DEALS
 from engine.state import Declaration, State, Step
 from engine.table import Legal, goto, log
 from engine.variants import RUBICON, Rules
+from engine.words import W, Words
+
+_CUTS = W("cuts", "Cuts {card:the}")
+_CUT_AGAIN = {"code": W("cut_again", "Equal cuts: cut again")}
+_CUT_WON = {"code": W("cut_won", "Wins the cut and chooses who deals")}
+_DEAL_OF = W("deal_of", "Deal {deal} of {deals}")
+_DEAL_GAME = W("deal_game", "Deal {deal}: game {game}, {a} to {b}")
+_DEALS_FIRST = {"code": W("deals_first", "Will deal first")}
+_LETS_DEAL = {"code": W("lets_deal", "Lets the other seat deal first")}
+_CHOOSE = [(ChooseDealer(True), Words({"code": W("choose.deal", "I'll deal")})),
+           (ChooseDealer(False), Words({"code": W("choose.other", "You deal")}))]
 
 Cards = str | Sequence[Card | str]  # Card values, codes, or codes in one string: "AS KS QS"
 
@@ -123,15 +134,15 @@ def _cut(state: State, seed: int) -> None:
     rng = random.Random(f"{seed}:cut")
     while True:
         a, b = rng.sample(DECK, 2)
-        log(state, 0, "cut", f"Cuts the {a.name}")
-        log(state, 1, "cut", f"Cuts the {b.name}")
+        log(state, 0, "cut", {"code": _CUTS, "card": a.code})
+        log(state, 1, "cut", {"code": _CUTS, "card": b.code})
         if a.rank != b.rank:
             break
-        log(state, None, "cut", "Equal cuts: cut again")
+        log(state, None, "cut", _CUT_AGAIN)
     state.cut = (a, b)
     state.cut_winner = 0 if a.rank > b.rank else 1
     state.to_move = state.cut_winner
-    log(state, state.cut_winner, "cut", "Wins the cut and chooses who deals")
+    log(state, state.cut_winner, "cut", _CUT_WON)
 
 
 def _fresh_declarations() -> tuple[Declaration, Declaration, Declaration]:
@@ -193,10 +204,12 @@ def start_deal(s: State) -> None:
     s.bonuses = ()
     s.log = ()  # the log is the deal's: earlier deals' lines are on no view, so not kept
     if s.deals_in_partie is None:  # au cent: games, not a number of deals
-        log(s, s.dealer, "deal", f"Deal {s.deal_number}: game {len(s.games) + 1}, "
-            f"{' to '.join(map(str, s.game_scores((0, 0))))}")
+        a, b = s.game_scores((0, 0))
+        log(s, s.dealer, "deal", {"code": _DEAL_GAME, "deal": s.deal_number,
+                                  "game": len(s.games) + 1, "a": a, "b": b})
     else:
-        log(s, s.dealer, "deal", f"Deal {s.deal_number} of {s.deals_in_partie}")
+        log(s, s.dealer, "deal", {"code": _DEAL_OF, "deal": s.deal_number,
+                                  "deals": s.deals_in_partie})
     for seat in (elder, younger):
         if is_carte_blanche(s.hands[seat]):
             s.carte_blanche = seat
@@ -207,13 +220,13 @@ def start_deal(s: State) -> None:
 
 
 def legal_choose_dealer(s: State, seat: int) -> list[Legal]:
-    return [(ChooseDealer(True), "I'll deal"), (ChooseDealer(False), "You deal")]
+    return list(_CHOOSE)
 
 
 def on_choose_dealer(s: State, seat: int, a: Action) -> None:
     assert isinstance(a, ChooseDealer)
     s.first_dealer = seat if a.deal else 1 - seat
-    log(s, seat, "cut", "Will deal first" if a.deal else "Lets the other seat deal first")
+    log(s, seat, "cut", _DEALS_FIRST if a.deal else _LETS_DEAL)
     start_deal(s)
 
 
@@ -225,7 +238,8 @@ def deal_again(s: State, why: str) -> None:
     """The deal under way is void and dealt again from `s.pack` by the same dealer, or,
     after a deal, the next one is dealt: what a server does when its store turns out to
     have lost a move both seats had seen, so that no move is taken back and no card shown
-    is shown again in a hand. The void deal's scores go; the partie's stand."""
+    is shown again in a hand. The void deal's scores go; the partie's stand. `why`: the
+    log line's code (engine.words; the caller gives it its words)."""
     if s.step is Step.DEAL_OVER:
         start_deal(s)
     else:
@@ -234,7 +248,7 @@ def deal_again(s: State, why: str) -> None:
             assert s.dealer is not None
             s.dealer = 1 - s.dealer  # start_deal turns it back
         start_deal(s)
-    log(s, None, "deal", why)
+    log(s, None, "deal", {"code": why})
 
 
 # Actions not bound to whose turn it is.

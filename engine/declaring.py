@@ -6,19 +6,34 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.actions import REPLY_WORDS, Action, Answer, Call, Pass
+from engine.actions import Action, Answer, Call, Pass
 from engine.cards import Card
-from engine.combos import NUMBER_WORDS, Category, Combo, natural_calls
+from engine.combos import Category, Combo, natural_calls
 from engine.reckoning import check_pique, reckon_repique
 from engine.state import ComboRecord, Declaration, Outcome, Reckon, State, Step
 from engine.table import Legal, decl, elder_seat, goto, log, say, score, set_decl, younger_seat
+from engine.words import WN, Phrase, W, Words
 
+_SAY_NOTHING = {"code": W("nothing", "Nothing")}
+# Younger's answers, as said (the view's `answers` keeps the reply's word).
+REPLIES: dict[str, Phrase] = {"good": {"code": W("good", "Good")},
+                              "not_good": {"code": W("not_good", "Not good")},
+                              "equal": {"code": W("equal", "Equal")}}
 # The entries that are the same every time, made once.
-_NOTHING: Legal = (Pass(), "Nothing")
-_DONE: Legal = (Pass(), "Done")
-_GOOD: Legal = (Answer("good"), "Good")
-_NOT_GOOD: Legal = (Answer("not_good"), "Not good")
-_EQUAL: Legal = (Answer("equal"), "Equal")
+_NOTHING: Legal = (Pass(), Words(_SAY_NOTHING))
+_DONE: Legal = (Pass(), Words({"code": W("done", "Done")}))
+_GOOD: Legal = (Answer("good"), Words(REPLIES["good"]))
+_NOT_GOOD: Legal = (Answer("not_good"), Words(REPLIES["not_good"]))
+_EQUAL: Legal = (Answer("equal"), Words(REPLIES["equal"]))
+_EQUAL_IN = W("equal_in", "Equal: {what} {suit:in}")
+_LEAVES_UP = WN("leaves_up", "Leaves {n:word}, to be turned up after the first lead",
+                "Leaves {n:word}, to be turned up after the first lead")
+_SCORES_FOR = W("scores_for", "Scores {points} for {what}")
+# Equal at the last stage: nobody scores the category.
+_EQUAL_NOBODY = (W("equal_nobody.point", "Equal: nobody scores for point"),
+                 W("equal_nobody.sequence", "Equal: nobody scores for sequence"),
+                 W("equal_nobody.set", "Equal: nobody scores for set"))
+_AND = W("and_also", "And {what}")
 
 
 def _entry(c: Combo) -> Legal:
@@ -61,8 +76,8 @@ def legal_answer(s: State, seat: int) -> list[Legal]:
 
 
 def _equal_entry(y: Combo) -> Legal:
-    suit = y.cards[0].suit.title.lower()
-    return (Answer("equal", y.cards), f"Equal: {y.label.lower()} in {suit}")
+    return (Answer("equal", y.cards),
+            Words({"code": _EQUAL_IN, "what": y.label.say, "suit": y.cards[0].suit.letter}))
 
 
 def plain_equal(s: State, seat: int, a: Answer) -> Answer:
@@ -96,8 +111,7 @@ def legal_younger_call(s: State, seat: int) -> list[Legal]:
 
 def start_declaring(s: State) -> None:
     if s.stock and s.expose:
-        log(s, younger_seat(s), "exchange",
-             f"Leaves {NUMBER_WORDS[len(s.stock)]}, to be turned up after the first lead")
+        log(s, younger_seat(s), "exchange", {"code": _LEAVES_UP, "n": len(s.stock)})
     goto(s, Step.ELDER_CALL, elder_seat(s))
 
 
@@ -105,7 +119,7 @@ def on_elder_call(s: State, seat: int, a: Action) -> None:
     d = decl(s, current_category(s))
     if isinstance(a, Pass):
         set_decl(s, d._replace(elder_nothing=True))
-        say(s, d.category, seat, "call", "Nothing")
+        say(s, d.category, seat, "call", _SAY_NOTHING)
         # The category is younger's to call after the lead, or to say "Nothing" in, whether
         # or not she holds anything: settling it now, for some hands only, would tell elder
         # that she has nothing to call (DESIGN.md, noninterference).
@@ -126,10 +140,11 @@ def on_answer(s: State, seat: int, a: Action) -> None:
     assert e is not None
     elder = elder_seat(s)
     set_decl(s, d._replace(answers=(*d.answers, a.reply)))
-    say(s, d.category, seat, "answer", REPLY_WORDS[a.reply])
+    say(s, d.category, seat, "answer", REPLIES[a.reply])
     if a.reply == "good":
         set_decl(s, decl(s, d.category)._replace(outcome=Outcome.ELDER))
-        log(s, elder, "score", f"Scores {e.score} for the {e.public(d.stage + 1)}", e.score)
+        log(s, elder, "score",
+            {"code": _SCORES_FOR, "points": e.score, "what": e.the(d.stage + 1)}, e.score)
         _win_first_call(s, elder, e, d.stage + 1, Step.ELDER_LESSER)
     elif a.reply == "not_good":
         set_decl(s, decl(s, d.category)._replace(outcome=Outcome.YOUNGER,
@@ -146,9 +161,9 @@ def on_answer(s: State, seat: int, a: Action) -> None:
         # is the one her answer named.
         tie = Combo(d.category, a.cards)
         set_decl(s, decl(s, d.category)._replace(outcome=Outcome.EQUAL))
-        s.combos = (*s.combos, ComboRecord(elder, e, "tied", e.public(2)),
-                    ComboRecord(seat, tie, "tied", tie.public(2)))
-        log(s, None, "score", f"Equal: nobody scores for {d.category.word}")
+        s.combos = (*s.combos, ComboRecord(elder, e, "tied", e.words("public", 2)),
+                    ComboRecord(seat, tie, "tied", tie.words("public", 2)))
+        log(s, None, "score", {"code": _EQUAL_NOBODY[d.category]})
         _next_elder_category(s)
 
 
@@ -166,15 +181,14 @@ def on_lesser(s: State, seat: int, a: Action) -> None:
     set_decl(s, d._replace(lesser=(*d.lesser, combo)))
     _record_scored(s, seat, combo, 1)
     s.called_cards = s.called_cards | set(combo.cards)
-    said = combo.said(1)
-    say(s, combo.category, seat, "call", f"And {said[0].lower()}{said[1:]}", combo.score)
+    say(s, combo.category, seat, "call", {"code": _AND, "what": combo.said(1)}, combo.score)
     # The step stays until "Done", even with nothing left to call (see _win_first_call).
 
 
 def on_younger_call(s: State, seat: int, a: Action) -> None:
     category = s.younger_queue[0]
     if isinstance(a, Pass):
-        say(s, category, seat, "call", "Nothing")
+        say(s, category, seat, "call", _SAY_NOTHING)
         set_decl(s, decl(s, category)._replace(outcome=Outcome.NONE, younger_nothing=True))
         _next_younger_category(s)
         return
@@ -235,8 +249,8 @@ def _lesser_calls(s: State, seat: int) -> list[Combo]:
 
 
 def _record_scored(s: State, seat: int, combo: Combo, stages: int) -> None:
-    score(s, seat, combo.score, Reckon.of(combo.category), combo.label)
-    s.combos = (*s.combos, ComboRecord(seat, combo, "scored", combo.public(stages),
+    score(s, seat, combo.score, Reckon.of(combo.category), combo.label, combo)
+    s.combos = (*s.combos, ComboRecord(seat, combo, "scored", combo.words("public", stages),
                                        told=stages))
 
 

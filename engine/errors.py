@@ -3,11 +3,20 @@
 A refused action raises one of these and leaves the state untouched.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 
 class PiquetError(ValueError):
-    """Any refused action."""
+    """Any refused action. Its message is English, for a program and a log; `say`, when
+    given, is the refusal as a phrase (engine.words) for a person, in their language."""
 
     code = "illegal_action"
+
+    def __init__(self, message: str, say: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.say = say
 
 
 class MalformedActionError(PiquetError):

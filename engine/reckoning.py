@@ -9,6 +9,28 @@ from collections.abc import Sequence
 from engine.state import Reckon, Result, State, Step
 from engine.table import bonus, goto, log
 from engine.variants import RUBICON, Rules
+from engine.words import Phrase, W, Words
+
+_REPIQUE = {"code": W("repique", "Repique! 60 more")}
+_PIQUE = {"code": W("pique", "Pique! 30 more")}
+_CARTE_ROUGE = {"code": W("carte_rouge",
+                          "Carte rouge! 20 more: all twelve cards scored in combinations")}
+_CAPOT = {"code": W("capot", "Capot! 40 for winning every trick")}
+_CAPOT_MORE = {"code": W("capot_more", "Capot! 30 more for winning every trick")}
+_WINS_CARDS = W("wins_cards", "Wins the cards, {won} tricks to {lost}: 10")
+_SIX_EACH = {"code": W("six_each", "Six tricks each: nobody scores for the cards")}
+DEAL_ENDS = W("deal_ends", "Deal {deal} ends {a} to {b}")
+_LEVEL = (W("level.one_more", "Level at {total}: one more deal"),
+          W("level.two_more", "Level at {total}: two more deals"))
+_DRAW = W("result.draw", "{a} to {b}: a draw")
+_DIFFERENCE = W("result.difference", "{won} − {lost} + 100 = {points}")
+_RUBICONED = W("result.rubiconed", "{won} + {lost} + 100 = {points}, rubiconed")
+_DRAWN = {"code": W("partie_drawn", "The partie is drawn")}
+WINS_PARTIE = W("wins_partie", "Wins the partie: {result}")
+
+
+def deal_ends(s: State, deal: tuple[int, int]) -> Phrase:
+    return {"code": DEAL_ENDS, "deal": s.deal_number, "a": deal[0], "b": deal[1]}
 
 PARTIE_DEALS = 6
 TIE_DEALS = 8
@@ -28,7 +50,7 @@ def reckon_repique(s: State) -> None:
         for seat in (0, 1):
             if totals[seat] >= 30 and totals[1 - seat] == 0:
                 s.repique_seat = seat
-                bonus(s, seat, "repique", 60, Reckon.BONUS, "Repique! 60 more")
+                bonus(s, seat, "repique", 60, Reckon.BONUS, _REPIQUE)
                 return
 
 
@@ -42,8 +64,7 @@ def carte_rouge(s: State) -> None:
         twelve = {*s.hands[seat], *(c for c, p in s.trick if p == seat),
                   *(c for t in s.tricks for c, p in t.cards if p == seat)}
         if len(twelve) == 12 and counted.issuperset(twelve):
-            bonus(s, seat, "carte_rouge", 20, Reckon.SET,
-                  "Carte rouge! 20 more: all twelve cards scored in combinations")
+            bonus(s, seat, "carte_rouge", 20, Reckon.SET, _CARTE_ROUGE)
 
 
 def check_pique(s: State) -> None:
@@ -61,7 +82,7 @@ def check_pique(s: State) -> None:
     for seat in (0, 1):
         if totals[seat] >= 30 and totals[1 - seat] == 0:
             s.pique_settled = True
-            bonus(s, seat, "pique", 30, Reckon.BONUS, "Pique! 30 more")
+            bonus(s, seat, "pique", 30, Reckon.BONUS, _PIQUE)
 
 
 def score_cards(s: State) -> None:
@@ -71,15 +92,14 @@ def score_cards(s: State) -> None:
     for seat in (0, 1):
         if won[seat] == 12:
             if s.rules.cards_towards_pique:
-                bonus(s, seat, "capot", 30, Reckon.CARDS,
-                      "Capot! 30 more for winning every trick")
+                bonus(s, seat, "capot", 30, Reckon.CARDS, _CAPOT_MORE)
             else:
-                bonus(s, seat, "capot", 40, Reckon.CARDS, "Capot! 40 for winning every trick")
+                bonus(s, seat, "capot", 40, Reckon.CARDS, _CAPOT)
         elif won[seat] > 6 and not s.rules.cards_towards_pique:
             bonus(s, seat, "cards", 10, Reckon.CARDS,
-                   f"Wins the cards, {won[seat]} tricks to {won[1 - seat]}: 10")
+                  {"code": _WINS_CARDS, "won": won[seat], "lost": won[1 - seat]})
     if won == (6, 6):
-        log(s, None, "deal_end", "Six tricks each: nobody scores for the cards")
+        log(s, None, "deal_end", _SIX_EACH)
 
 
 def end_deal(s: State) -> None:
@@ -89,15 +109,15 @@ def end_deal(s: State) -> None:
     deal = s.deal_scores()
     s.sheet = (*s.sheet, deal)
     s.sheet_parts = (*s.sheet_parts, s.deal_parts())
-    log(s, None, "deal_end", f"Deal {s.deal_number} ends {deal[0]} to {deal[1]}")
+    log(s, None, "deal_end", deal_ends(s, deal))
     totals = (sum(r[0] for r in s.sheet), sum(r[1] for r in s.sheet))
     if s.deal_number == s.deals_in_partie:
         if totals[0] == totals[1] and s.deals_in_partie == PARTIE_DEALS:
             # Level after six: two more deals, both played (RULES.md §7); one more under
             # the one-more-deal rule (§8).
             s.deals_in_partie = s.rules.tie_deals
-            log(s, None, "deal_end", f"Level at {totals[0]}: " + (
-                "one more deal" if s.deals_in_partie == PARTIE_DEALS + 1 else "two more deals"))
+            one_more = s.deals_in_partie == PARTIE_DEALS + 1
+            log(s, None, "deal_end", {"code": _LEVEL[0 if one_more else 1], "total": totals[0]})
         else:
             _end_partie(s, totals)
             return
@@ -113,14 +133,16 @@ def rubicon(totals: tuple[int, int]) -> Result:
     `winner` None and 0 points."""
     a, b = totals
     if a == b:
-        return Result(None, totals, 0, False, f"{a} to {b}: a draw")
+        return Result(None, totals, 0, False, Words({"code": _DRAW, "a": a, "b": b}))
     winner = 0 if a > b else 1
     w, lo = max(a, b), min(a, b)
     if lo >= 100:
         points = w - lo + 100
-        return Result(winner, totals, points, False, f"{w} − {lo} + 100 = {points}")
+        return Result(winner, totals, points, False,
+                      Words({"code": _DIFFERENCE, "won": w, "lost": lo, "points": points}))
     points = w + lo + 100
-    return Result(winner, totals, points, True, f"{w} + {lo} + 100 = {points}, rubiconed")
+    return Result(winner, totals, points, True,
+                  Words({"code": _RUBICONED, "won": w, "lost": lo, "points": points}))
 
 
 def partie_result(deals: Sequence[tuple[int, int]], rules: Rules = RUBICON) -> Result:
@@ -148,7 +170,6 @@ def partie_result(deals: Sequence[tuple[int, int]], rules: Rules = RUBICON) -> R
 
 def _end_partie(s: State, totals: tuple[int, int]) -> None:
     s.result = rubicon(totals)
-    log(s, s.result.winner, "partie_end",
-         "The partie is drawn" if s.result.winner is None
-         else f"Wins the partie: {s.result.text}")
+    log(s, s.result.winner, "partie_end", _DRAWN if s.result.winner is None
+        else {"code": WINS_PARTIE, "result": s.result.text.say})
     goto(s, Step.PARTIE_OVER, None)

@@ -41,17 +41,12 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from engine.cards import CARD_NAMES
 from engine.computer import strong
-from engine.computer.advice import (
-    canonical,
-    discard_label,
-    entry_label,
-    keeps_words,
-    throw_words,
-)
+from engine.computer.advice import canonical, discard_label, entry_say, keeps_words
 from engine.computer.knowledge import CARD_OF, PIPS, SUIT_MASK, bits, know, mask, view_rng
 from engine.computer.sampler import sample_hands
+from engine.computer.solver import Solver
+from engine.words import WN, Phrase, W, english
 
 View = dict[str, Any]
 Action = dict[str, Any]
@@ -63,6 +58,42 @@ BIGGEST = 3  # the summary names this many of the partie's costliest decisions
 _REVIEWED = ("discard", "call", "pass", "answer", "play")
 _LESSER = ("elder_lesser", "younger_lesser")
 
+# The review's words (engine.words): a partie's, a deal's, an item's.
+_OVER_BIGGEST = WN("review.partie",
+                   "Over {n} deal your choices left about {points:.0f} points; the biggest: "
+                   "{biggest:semi}",
+                   "Over {n} deals your choices left about {points:.0f} points; the biggest: "
+                   "{biggest:semi}")
+_OVER_SAME = WN("review.partie_same", "Over {n} deal you chose as the strong level would.",
+                "Over {n} deals you chose as the strong level would.")
+_BIGGEST = W("review.biggest", "deal {deal}, {what}")
+_DEAL = W("review.deal", "This deal your choices left about {points:.0f} points: {items:semi}")
+_DEAL_SAME = W("review.deal_same", "This deal you chose as the strong level would, or within "
+               "{threshold:g} points of it.")
+_LEADING = W("review.lead", "trick {trick}, leading {card:the} ({cost}; the strong level "
+             "leads {theirs:the})")
+_PLAYING = W("review.play", "trick {trick}, playing {card:the} ({cost}; the strong level "
+             "plays {theirs:the})")
+_EXCHANGE = W("review.exchange", "the exchange, throwing {cards:short} ({cost}; the strong "
+              "level throws {theirs:short}: it {keeps})")
+_EXCHANGE_PAT = W("review.exchange_pat", "the exchange, standing pat ({cost}; the strong "
+                  "level throws {theirs:short}: it {keeps})")
+_EXCHANGE_THEIRS_PAT = W("review.exchange_theirs_pat", "the exchange, throwing {cards:short} "
+                         "({cost}; the strong level stands pat: it {keeps})")
+_MINUS = W("review.minus", "−{cost:.0f}")
+_ABOUT = W("review.about", "about −{cost:.0f}")
+# A declaration: in a category (`the.X`), what the seat said, the strong level's.
+_SAID = {"pass": W("review.saying", "{category}, saying “{mine:cap}” ({cost}; the strong level "
+                   "says “{theirs:cap}”)"),
+         "lesser": W("review.adding", "{category}, adding “{mine:cap}” ({cost}; the strong level "
+                     "says “{theirs:cap}”)"),
+         "answer": W("review.answering", "{category}, answering “{mine:cap}” ({cost}; the strong "
+                     "level says “{theirs:cap}”)"),
+         "call": W("review.calling", "{category}, calling “{mine:cap}” ({cost}; the strong level "
+                   "says “{theirs:cap}”)")}
+_THE = {"point": W("the.point", "the point"), "sequence": W("the.sequence", "the sequence"),
+        "set": W("the.set", "the set")}
+
 
 def review_record(record: Record, threshold: float = THRESHOLD,
                   each: Callable[[range], Iterable[int]] = iter) -> dict[str, Any]:
@@ -73,17 +104,18 @@ def review_record(record: Record, threshold: float = THRESHOLD,
     items = [item for d in deals for item in d["items"]]
     biggest = sorted(items, key=lambda x: -x["cost"])[:BIGGEST]
     total = sum(d["points_left"] for d in deals)
+    say: Phrase
     if biggest:
-        text = (f"Over {_plural(len(deals), 'deal')} your choices left about {total:.0f} "
-                f"points; the biggest: " + "; ".join(
-                    f"deal {x['deal']}, {x['text']}" for x in biggest))
+        say = {"code": _OVER_BIGGEST, "n": len(deals), "points": total,
+               "biggest": [{"code": _BIGGEST, "deal": x["deal"], "what": x["say"]}
+                           for x in biggest]}
     else:
-        text = f"Over {_plural(len(deals), 'deal')} you chose as the strong level would."
+        say = {"code": _OVER_SAME, "n": len(deals)}
     return {"seat": record["seat"], "deals": deals,
             "summary": {"points_left": round(total, 2),
                         "deals": [{"deal": d["deal"], "index": d["index"],
                                    "points_left": d["points_left"]} for d in deals],
-                        "biggest": biggest, "text": text}}
+                        "biggest": biggest, "text": english(say), "say": say}}
 
 
 def review_deal(record: Record, deal_index: int, threshold: float = THRESHOLD) -> dict[str, Any]:
@@ -91,8 +123,12 @@ def review_deal(record: Record, deal_index: int, threshold: float = THRESHOLD) -
 
         {"deal": n, "index": deal_index, "role": "elder" | "younger", "complete": bool,
          "items": [{"deal", "index", "step", "kind", "trick", "you", "strong", "cost",
-                    "exact", "text"}, ...],   # in the order of the deal
-         "points_left": total cost, "text": "This deal your choices left about ..."}
+                    "exact", "text", "say"}, ...],   # in the order of the deal
+         "points_left": total cost, "text": "This deal your choices left about ...",
+         "say": {...}}
+
+    Each `text` is English, its `say` the same as a phrase (engine.words); `you` and
+    `strong` are {"action", "label", "say"}.
 
     `step` is the item's index in the deal's `steps` (the view before it is the step
     before's, or the deal's first view: the position to show again); `cost` is positive,
@@ -118,14 +154,11 @@ def review_deal(record: Record, deal_index: int, threshold: float = THRESHOLD) -
                 items.append({"deal": deal["number"], "index": deal_index, "step": j, **item})
         before = step["view"]
     total = round(sum(x["cost"] for x in items), 2)
-    if items:
-        text = (f"This deal your choices left about {total:.0f} points: "
-                + "; ".join(x["text"] for x in items))
-    else:
-        text = (f"This deal you chose as the strong level would, or within {threshold:g} "
-                f"points of it.")
+    say: Phrase = {"code": _DEAL, "points": total, "items": [x["say"] for x in items]} \
+        if items else {"code": _DEAL_SAME, "threshold": threshold}
     return {"deal": deal["number"], "index": deal_index, "role": final.get("role"),
-            "complete": complete, "items": items, "points_left": total, "text": text}
+            "complete": complete, "items": items, "points_left": total, "text": english(say),
+            "say": say}
 
 
 def _view_before(record: Record, deal_index: int) -> View:
@@ -133,10 +166,6 @@ def _view_before(record: Record, deal_index: int) -> View:
         if d["steps"]:
             return d["steps"][-1]["view"]  # type: ignore[no-any-return]
     return record["start"]  # type: ignore[no-any-return]
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 def _review_step(view: View, action: Action, final: View | None) -> dict[str, Any] | None:
@@ -163,11 +192,15 @@ def _same(a: Action, b: Action) -> bool:
 
 
 def _item(kind: str, view: View, mine: Action, theirs: Action, cost: float, exact: bool,
-          text: str, trick: int | None = None) -> dict[str, Any]:
+          say: Phrase, trick: int | None = None) -> dict[str, Any]:
     return {"kind": kind, "trick": trick,
-            "you": {"action": mine, "label": entry_label(view["legal"], mine)},
-            "strong": {"action": theirs, "label": entry_label(view["legal"], theirs)},
-            "cost": round(cost, 2), "exact": exact, "text": text}
+            "you": _said(entry_say(view["legal"], mine), mine),
+            "strong": _said(entry_say(view["legal"], theirs), theirs),
+            "cost": round(cost, 2), "exact": exact, "text": english(say, top=False), "say": say}
+
+
+def _said(say: Phrase, action: Action) -> dict[str, Any]:
+    return {"action": action, "label": english(say), "say": say}
 
 
 # --------------------------------------------------------------------------- play
@@ -180,7 +213,7 @@ def _play(view: View, action: Action, final: View) -> dict[str, Any] | None:
     seat = view["seat"]
     done = len(view["tricks"])
     on_table = {c for c, _ in view["trick"]["cards"]} if view["trick"] else set()
-    hers = mask(CARD_OF[c] for t in final["tricks"][done:] for c, who in t["cards"]
+    hers = mask(CARD_OF[c] for trick in final["tricks"][done:] for c, who in trick["cards"]
                 if who != seat and c not in on_table)
     hand = mask(CARD_OF[c] for c in view["hand"])
     trick = view["trick"]
@@ -193,19 +226,14 @@ def _play(view: View, action: Action, final: View) -> dict[str, Any] | None:
         return values[strong._rep(CARD_OF[code], hand, hers)]
 
     cost = value(theirs["card"]) - value(action["card"])
-    verb = "lead" if trick is None else "play"
-    text = (f"trick {done + 1}, {verb}ing the {_name(action['card'])} ({_minus(cost)}; the "
-            f"strong level {verb}s the {_name(theirs['card'])})")
-    return _item("play", view, action, theirs, cost, True, text, trick=done + 1)
+    say = {"code": _LEADING if trick is None else _PLAYING, "trick": done + 1,
+           "card": action["card"], "cost": _minus(cost), "theirs": theirs["card"]}
+    return _item("play", view, action, theirs, cost, True, say, trick=done + 1)
 
 
-def _minus(cost: float, about: bool = False) -> str:
+def _minus(cost: float, about: bool = False) -> Phrase:
     """A cost as the points it left: "−6", "about −3"."""
-    return ("about " if about else "") + f"−{cost:.0f}"
-
-
-def _name(code: str) -> str:
-    return CARD_NAMES[code].lower()
+    return {"code": _ABOUT if about else _MINUS, "cost": cost}
 
 
 # --------------------------------------------------------------------------- exchange
@@ -226,12 +254,12 @@ def _exchange(view: View, action: Action) -> dict[str, Any] | None:
     # sake alone, the points may show no cost, and nothing is listed.
     cost = (weighed[best].points - weighed[mine].points) / strong.EXCHANGE_SAMPLES
     hand = mask(CARD_OF[c] for c in view["hand"])
-    text = (f"the exchange, {throw_words(action['cards'], 'throwing')} "
-            f"({_minus(cost, True)}; the strong level "
-            f"{throw_words(theirs['cards'], 'throws')}: it "
-            f"{keeps_words(hand & ~best)})")
-    item = _item("exchange", view, action, theirs, cost, False, text)
-    item["you"]["label"] = discard_label(action["cards"])
+    code = _EXCHANGE if action["cards"] and theirs["cards"] else \
+        _EXCHANGE_PAT if theirs["cards"] else _EXCHANGE_THEIRS_PAT
+    say = {"code": code, "cards": action["cards"], "cost": _minus(cost, True),
+           "theirs": theirs["cards"], "keeps": keeps_words(hand & ~best)}
+    item = _item("exchange", view, action, theirs, cost, False, say)
+    item["you"] = _said(discard_label(action["cards"]), action)
     return item
 
 
@@ -306,17 +334,10 @@ def _declaration(view: View, action: Action) -> dict[str, Any] | None:
                    - _margin(view, action, hand, h | k.opp_played, category)
                    for h in hers) / len(hers)
     kind = "lesser" if step in _LESSER else "answer" if action["type"] == "answer" else "call"
-    words = "saying" if action["type"] == "pass" else {
-        "lesser": "adding", "answer": "answering", "call": "calling"}[kind]
-    mine_label = entry_label(view["legal"], action)
-    their_label = entry_label(view["legal"], theirs)
-    text = (f"the {category}, {words} {_quoted(mine_label)} ({_minus(cost, True)}; the strong "
-            f"level says {_quoted(their_label)})")
-    return _item(kind, view, action, theirs, cost, False, text)
-
-
-def _quoted(label: str) -> str:
-    return f"“{label}”"
+    say = {"code": _SAID["pass" if action["type"] == "pass" else kind],
+           "category": {"code": _THE[category]}, "mine": entry_say(view["legal"], action),
+           "cost": _minus(cost, True), "theirs": entry_say(view["legal"], theirs)}
+    return _item(kind, view, action, theirs, cost, False, say)
 
 
 def _sure(view: View, action: Action, hand: int, category: str) -> float:

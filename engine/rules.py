@@ -45,6 +45,17 @@ from engine.state import Result, State, Step
 from engine.table import DiscardRule, Handler, Legal, describe, goto, log
 from engine.tricks import PLAY_ENTRY as _PLAY_ENTRY
 from engine.variants import RUBICON, Rules
+from engine.words import Phrase, W, Words
+
+_ABANDONED_AT = W("result.abandoned", "Abandoned at {a} to {b}")
+_LEFT = {"code": W("left_table", "Left the table: the partie ends, abandoned")}
+_NOT_NOW = W("refused.not_now", "That is not allowed now. You may: {allowed:semi}.")
+_NOTHING_NOW = W("refused.nothing_now", "That is not allowed now: you have nothing to do.")
+_NOT_YOUR_TURN = W("refused.not_your_turn", "It is not your turn.")
+# Why a server deals a deal again (`deal_again`'s usual `why`).
+STORE_LOST = W("deal_again.store_lost", "The table's store lost a move both seats had been "
+               "shown. So that no move can be taken back, this deal was dealt again with a "
+               "new pack.")
 
 __all__ = [
     "LEFTOVERS",
@@ -193,7 +204,7 @@ def _known_legal(s: State, seat: int) -> list[Legal]:
     return known
 
 
-_NEXT_DEAL: Legal = (NextDeal(), "Deal next hand")
+_NEXT_DEAL: Legal = (NextDeal(), Words({"code": W("next_deal", "Deal next hand")}))
 _DEAL_OVER = Step.DEAL_OVER  # (an Enum member read through its class is a Python call)
 
 
@@ -235,7 +246,7 @@ def apply(state: State, seat: int, action: Action | dict[str, Any], *,
     anytime = flow.anytime.get(kind)
     if anytime is not None:
         if a not in [o for o, _ in options]:
-            raise IllegalActionError(_refusal(state, seat, a))
+            raise _refused(state, seat, a)
         s = state.copy()
         s.pack = dealt
         anytime(s, seat, a)
@@ -244,19 +255,20 @@ def apply(state: State, seat: int, action: Action | dict[str, Any], *,
     if state.to_move != seat:
         who = "nobody" if state.to_move is None else f"seat {state.to_move}"
         raise OutOfTurnError(
-            f"{describe(a)} refused: it is not your turn ({who} to move, {state.step.word})")
+            f"{describe(a)} refused: it is not your turn ({who} to move, {state.step.word})",
+            {"code": _NOT_YOUR_TURN})
     if kind is Discard:
         assert isinstance(a, Discard)
         rules = [o for o, _ in options if isinstance(o, DiscardRule)]
         if not rules:
-            raise IllegalActionError(_refusal(state, seat, a))
+            raise _refused(state, seat, a)
         exchange.check_discard(state, seat, a, rules[0])
     elif kind is Play:
         assert isinstance(a, Play)
         if _PLAY_ENTRY[a.card.index] not in options:  # (the entries are made once per card)
-            raise IllegalActionError(_refusal(state, seat, a))
+            raise _refused(state, seat, a)
     elif a not in [o for o, _ in options]:
-        raise IllegalActionError(_refusal(state, seat, a))
+        raise _refused(state, seat, a)
     handler = flow.handler_at[state.step.word]
     assert handler is not None  # nobody is to move at a step without one
     s = state.copy()
@@ -294,16 +306,20 @@ def abandon(state: State, seat: int) -> State:
     totals = au_cent.games_won(s) if s.rules.game == "au_cent" else (
         sum(row[0] for row in s.sheet), sum(row[1] for row in s.sheet))
     s.result = Result(1 - seat, totals, 0, False,
-                      f"Abandoned at {totals[0]} to {totals[1]}", abandoned=seat)
-    log(s, seat, "abandon", "Left the table: the partie ends, abandoned")
+                      Words({"code": _ABANDONED_AT, "a": totals[0], "b": totals[1]}),
+                      abandoned=seat)
+    log(s, seat, "abandon", _LEFT)
     goto(s, Step.PARTIE_OVER, None)
     return s
 
 
-def _refusal(s: State, seat: int, a: Action) -> str:
+def _refused(s: State, seat: int, a: Action) -> IllegalActionError:
     words = [label for _, label in legal(s, seat)]
     allowed = "; ".join(words[:12]) + (" …" if len(words) > 12 else "") if words else "nothing"
-    return f"{describe(a)} is not allowed now ({s.step.word}); allowed: {allowed}"
+    said: Phrase = {"code": _NOT_NOW, "allowed": [w.say for w in words[:12]]} if words \
+        else {"code": _NOTHING_NOW}
+    return IllegalActionError(
+        f"{describe(a)} is not allowed now ({s.step.word}); allowed: {allowed}", said)
 
 
 # The seat of an entry the table itself made, not a seat: a deal dealt again (`deal_again`)
@@ -350,14 +366,16 @@ def replay(seed: int, entries: Iterable[Entry], *, why: str = "", **options: Any
 
 
 def legal_json(s: State, seat: int) -> list[dict[str, Any]]:
-    """`legal` as the view gives it: each action's JSON plus its label."""
+    """`legal` as the view gives it: each action's JSON plus its label (English) and its
+    phrase (`say`: engine.words), but for a card to play, named by its card."""
     out: list[dict[str, Any]] = []
     for action, label in legal(s, seat):
         if type(action) is Play:  # most of a deal: written here, without to_json's dict
             out.append({"type": "play", "card": action.card.code, "label": label})
         elif isinstance(action, DiscardRule):
             out.append({"type": "discard", "min": action.min, "max": action.max,
-                        "expose_choice": action.expose_choice, "label": label})
+                        "expose_choice": action.expose_choice, "label": label,
+                        "say": label.say})
         else:
-            out.append({**action.to_json(), "label": label})
+            out.append({**action.to_json(), "label": label, "say": label.say})
     return out

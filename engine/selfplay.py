@@ -64,7 +64,7 @@ def random_policy(rng: random.Random) -> Policy:
             cards = rng.sample(view["hand"], k)
             expose = bool(entry["expose_choice"]) and rng.random() < 0.5
             return {"type": "discard", "cards": cards, "expose": expose}
-        return {k: v for k, v in entry.items() if k != "label"}
+        return {k: v for k, v in entry.items() if k not in ("label", "say")}
 
     return choose
 

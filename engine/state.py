@@ -14,6 +14,7 @@ from typing import Any, NamedTuple, TypeVar
 from engine.cards import Card
 from engine.combos import Category, Combo
 from engine.variants import RUBICON, Rules
+from engine.words import Phrase, Words
 
 
 class Phase(enum.Enum):
@@ -101,15 +102,30 @@ class ScoreEvent(NamedTuple):
     seat: int
     points: int
     reckon: Reckon
-    what: str
+    what: str  # a bonus's kind, "lead", "trick", or a call's label
+    combo: Combo | None = None  # the call that scored
 
 
 class LogLine(NamedTuple):
     seat: int | None
     role: str | None  # "elder" / "younger" / None
     kind: str
-    text: str
+    # What was said: its phrase, or Words made once (the English and the phrase). A
+    # line's English is worked out when it is read (`text`), not at every step.
+    said: Words | Phrase
     points: int = 0
+
+    @property
+    def text(self) -> Words:
+        """Its English (a str), whose `say` is its phrase."""
+        said = self.said
+        return said if type(said) is Words else Words(said)  # type: ignore[arg-type]
+
+    @property
+    def say(self) -> Phrase:
+        """Its phrase (engine.words)."""
+        said = self.said
+        return said.say if type(said) is Words else said  # type: ignore[return-value]
 
 
 class Declaration(NamedTuple):
@@ -121,7 +137,7 @@ class Declaration(NamedTuple):
     elder_call: Combo | None = None
     stage: int = 0  # the stage younger is answering
     younger_beat_stage: int | None = None  # the stage at which younger said "not good"
-    said: tuple[str, ...] = ()
+    said: tuple[tuple[int, Phrase], ...] = ()  # (seat, phrase), in the order said
     # The same dialogue as data (the view's declarations): what each seat said, no more.
     elder_nothing: bool = False  # elder said "Nothing"
     answers: tuple[str, ...] = ()  # younger's replies, stage by stage: good/not_good/equal
@@ -138,7 +154,7 @@ class ComboRecord:
     seat: int
     combo: Combo
     status: str  # "scored" | "tied"
-    public: str  # what the other seat was told of it, e.g. "quart" (Combo.public)
+    public: Words  # what the other seat was told of it, e.g. "Quart" (Combo.public)
     shown: bool = False
     told: int = 2  # how many stages of it the other seat was told (Combo.told)
 
@@ -146,7 +162,7 @@ class ComboRecord:
 @dataclass(frozen=True, slots=True)
 class Shown:
     seat: int
-    what: str
+    what: Words  # "Carte blanche", a combination's label...
     cards: tuple[Card, ...]
 
 
@@ -162,7 +178,7 @@ class Result:
     totals: tuple[int, int]  # au cent: the games won, a double counting two
     points: int  # au cent: the winner's games
     rubiconed: bool
-    text: str
+    text: Words  # "120 + 99 + 100 = 319, rubiconed" (its phrase: `text.say`)
     # The seat that left the table before the end: the partie ended, abandoned by it
     # (engine.abandon), the other seat winning; None for a partie played out.
     abandoned: int | None = None

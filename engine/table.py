@@ -16,6 +16,7 @@ from engine.actions import Action
 from engine.cards import Card
 from engine.combos import Category
 from engine.state import Declaration, LogLine, Reckon, ScoreEvent, State, Step
+from engine.words import Phrase, Words
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +28,8 @@ class DiscardRule:
     expose_choice: bool
 
 
-Legal = tuple[Action | DiscardRule, str]
+# An action and its label: its English, whose `say` is its phrase (engine.words).
+Legal = tuple[Action | DiscardRule, Words]
 # What doing an action does at a step (engine.rules.STEPS): changes the state it is given.
 Handler = Callable[[State, int, Action], None]
 
@@ -42,21 +44,26 @@ def goto(s: State, step: Step, seat: int | None) -> None:
 _make = tuple.__new__
 
 
-def log(s: State, seat: int | None, kind: str, text: str, points: int = 0) -> None:
+def log(s: State, seat: int | None, kind: str, said: Phrase | Words, points: int = 0) -> None:
+    """A line of the deal's log: what `seat` (None: the table) said or did, a phrase (or
+    Words made once, on the hot path)."""
     role = None if seat is None or s.dealer is None else \
         ("younger" if seat == s.dealer else "elder")
-    s.log = (*s.log, _make(LogLine, (seat, role, kind, text, points)))
+    s.log = (*s.log, _make(LogLine, (seat, role, kind, said, points)))
 
 
-def score(s: State, seat: int, points: int, reckon: Reckon, what: str) -> None:
+def score(s: State, seat: int, points: int, reckon: Reckon, what: str,
+          combo: Any = None) -> None:
+    """A score: `what` is a bonus's kind, "lead", "trick", or a call's label (`combo` the
+    call)."""
     if points:
-        s.events = (*s.events, _make(ScoreEvent, (seat, points, reckon, what)))
+        s.events = (*s.events, _make(ScoreEvent, (seat, points, reckon, what, combo)))
 
 
-def bonus(s: State, seat: int, kind: str, points: int, reckon: Reckon, text: str) -> None:
+def bonus(s: State, seat: int, kind: str, points: int, reckon: Reckon, said: Phrase) -> None:
     score(s, seat, points, reckon, kind)
     s.bonuses = (*s.bonuses, (seat, kind, points))
-    log(s, seat, "bonus", text, points)
+    log(s, seat, "bonus", said, points)
 
 
 def set_hand(s: State, seat: int, cards: tuple[Card, ...]) -> None:
@@ -80,11 +87,13 @@ def set_decl(s: State, d: Declaration) -> None:
         else (point, sequence, d)
 
 
-def say(s: State, category: Category, seat: int, kind: str, text: str, points: int = 0) -> None:
+def say(s: State, category: Category, seat: int, kind: str, said: Phrase,
+        points: int = 0) -> None:
+    """What `seat` says in a category's dialogue: in the log, and in the category's own
+    record of it (the view's `declarations`)."""
     d = s.declarations[category]
-    who = "Younger: " if seat == s.dealer else "Elder: "
-    set_decl(s, d._replace(said=(*d.said, who + text)))
-    log(s, seat, kind, text, points)
+    set_decl(s, d._replace(said=(*d.said, (seat, said))))
+    log(s, seat, kind, said, points)
 
 
 def elder_seat(s: State) -> int:

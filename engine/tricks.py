@@ -12,11 +12,17 @@ from engine.reckoning import check_pique, end_deal
 from engine.showing import LEFTOVERS, show
 from engine.state import Reckon, State, Step, Trick
 from engine.table import Handler, Legal, bonus, goto, log, score, set_pair, younger_seat
+from engine.words import W, Words, card_phrase
 
+_LEADS_CODE = W("leads", "Leads {card:the}")
+_PLAYS_CODE = W("plays", "Plays {card:the}")
 # By card index (a list: a Card's hash is a Python call). Made once: the entries, the words.
-PLAY_ENTRY: list[Legal] = [(PLAYS[c], c.name) for c in DECK]
-_LEADS: list[str] = [f"Leads the {c.name}" for c in DECK]
-_PLAYS_TO: list[str] = [f"Plays the {c.name}" for c in DECK]
+PLAY_ENTRY: list[Legal] = [(PLAYS[c], Words(card_phrase(c.code))) for c in DECK]
+_LEADS = [Words({"code": _LEADS_CODE, "card": c.code}) for c in DECK]
+_PLAYS_TO = [Words({"code": _PLAYS_CODE, "card": c.code}) for c in DECK]
+_WINS_TRICK = Words({"code": W("wins_trick", "Wins the trick")})
+_WINS_LAST = Words({"code": W("wins_last", "Wins the last trick")})
+_SEVENTH = {"code": W("wins_cards_seventh", "Wins the cards with the seventh trick: 10")}
 
 
 def legal_lead(s: State, seat: int) -> list[Legal]:
@@ -57,7 +63,7 @@ def play_handler(end: Callable[[State], None], *, seventh_trick: bool = False) -
                 s.led = True
                 if s.expose and s.stock:
                     s.exposed = s.stock
-                    show(s, younger_seat(s), LEFTOVERS, s.stock)
+                    show(s, younger_seat(s), LEFTOVERS.say, s.stock)
                 if s.younger_queue:
                     # Younger's calls come now: after the lead, before she plays to it.
                     goto(s, Step.YOUNGER_CALL, younger_seat(s))
@@ -77,10 +83,9 @@ def play_handler(end: Callable[[State], None], *, seventh_trick: bool = False) -
         last = len(s.tricks) == 12
         points = (1 if winner != leader else 0) + (1 if last else 0)
         score(s, winner, points, _PLAY, "trick")
-        log(s, winner, "trick", "Wins the last trick" if last else "Wins the trick", points)
+        log(s, winner, "trick", _WINS_LAST if last else _WINS_TRICK, points)
         if seventh_trick and s.tricks_won[winner] == 7:
-            bonus(s, winner, "cards", 10, _PLAY,
-                  "Wins the cards with the seventh trick: 10")
+            bonus(s, winner, "cards", 10, _PLAY, _SEVENTH)
         if not s.pique_settled:
             check_pique(s)
         if last:

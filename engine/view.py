@@ -23,6 +23,7 @@ from engine.state import (
     Trick,
 )
 from engine.variants import Rules
+from engine.words import Words
 
 # What is told at each stage of a call, by category (RULES.md §4): the view's `stage`.
 STAGES: dict[Category, tuple[str, ...]] = {
@@ -120,8 +121,8 @@ def _public(s: State) -> dict[str, Any]:
         "tricks": list(s.derived("tricks", s.tricks, _tricks)),
         "tricks_won": list(s.tricks_won),
         **_dialogue(s, in_deal),
-        "shown": [{"seat": x.seat, "what": x.what, "cards": [c.code for c in x.cards]}
-                  for x in s.shown],
+        "shown": [{"seat": x.seat, "what": x.what, "say": x.what.say,
+                   "cards": [c.code for c in x.cards]} for x in s.shown],
         "scores": {"deal": list(deal), "sheet": sheet,
                    "partie": list(s.partie_scores(deal if in_deal else None)),
                    "parts": parts, "sheet_parts": sheet_parts},
@@ -129,7 +130,7 @@ def _public(s: State) -> dict[str, Any]:
         "result": None if s.result is None else {
             "winner": s.result.winner, "totals": list(s.result.totals),
             "points": s.result.points, "rubiconed": s.result.rubiconed, "text": s.result.text,
-            "abandoned": s.result.abandoned},
+            "say": s.result.text.say, "abandoned": s.result.abandoned},
         "rules": s.derived("rules", s.rules, _rules),
         "games": None if s.rules.game != "au_cent" else _games(s, deal if in_deal else None),
     }
@@ -160,9 +161,9 @@ def _combos(combos: tuple[ComboRecord, ...]) -> tuple[list[dict[str, Any]], ...]
 def _combo(i: int, r: ComboRecord, seat: int | None) -> dict[str, Any]:
     # The full words and the cards only to the owner, or once shown; else what was said.
     known = r.shown or r.seat == seat
+    label = r.combo.label if known else r.public
     return {"id": i, "seat": r.seat, "category": r.combo.category.word,
-            "call": r.combo.told(2 if known else r.told),
-            "label": r.combo.label if known else r.public[0].upper() + r.public[1:],
+            "call": r.combo.told(2 if known else r.told), "label": label, "say": label.say,
             "points": r.combo.score if r.status == "scored" else 0,
             "status": r.status, "shown": r.shown,
             "cards": [c.code for c in r.combo.cards] if known else None}
@@ -171,8 +172,8 @@ def _combo(i: int, r: ComboRecord, seat: int | None) -> dict[str, Any]:
 def deal_log(state: State, start: int = 0) -> list[dict[str, Any]]:
     """The public log of the current deal (before the first deal: the cut), from line
     `start` of it on; `len(deal_log(state))` counts its lines."""
-    return [{"seat": x.seat, "role": x.role, "kind": x.kind, "text": x.text, "points": x.points}
-            for x in state.log[start:]]
+    return [{"seat": x.seat, "role": x.role, "kind": x.kind, "text": x.text, "points": x.points,
+             "say": x.say} for x in state.log[start:]]
 
 
 def _tricks(tricks: tuple[Trick, ...]) -> tuple[dict[str, Any], ...]:
@@ -238,7 +239,8 @@ def _declaring(s: State) -> dict[str, Any] | None:
 
 
 def _declaration(s: State, d: Declaration) -> dict[str, Any]:
-    """One category's dialogue, in words (`said`) and as data, as far as it was said."""
+    """One category's dialogue, in words (`said`, English; `says`, by seat, phrases) and as
+    data, as far as it was said."""
     e = d.elder_call
     y = d.younger_call
     to_speak: int | None = None
@@ -253,7 +255,11 @@ def _declaration(s: State, d: Declaration) -> dict[str, Any]:
             to_speak, owed = s.younger, "answer"
         else:
             to_speak, owed = s.elder, "call"
-    return {"category": d.category.word, "outcome": d.outcome.word, "said": list(d.said),
+    dealer = s.dealer
+    return {"category": d.category.word, "outcome": d.outcome.word,
+            "said": [("Younger: " if seat == dealer else "Elder: ") + Words(said)
+                     for seat, said in d.said],
+            "says": [{"seat": seat, "say": said} for seat, said in d.said],
             "elder_call": None if e is None else e.told(d.stage + 1),
             "elder_nothing": d.elder_nothing, "answers": list(d.answers),
             "younger_call": None if y is None else y.told(d.younger_told),

@@ -20,6 +20,7 @@ from typing import Any
 
 from engine.computer import basic, good, strong
 from engine.computer.basic import choose, throw_order
+from engine.words import W, english
 
 Policy = Callable[..., dict[str, Any]]
 
@@ -33,22 +34,33 @@ class Level:
     choose: Policy
 
 
+# Each level's name and description in words (engine.words: "level.NAME.name" and
+# "level.NAME"), as the lobby and the table say them.
+W("level.basic.name", "basic")
+W("level.good.name", "good")
+W("level.strong.name", "strong")
 LEVELS: dict[str, Level] = {
     "basic": Level(
         "basic",
-        "Plays a plain, honest game and sinks nothing: it announces every combination it "
-        "holds, takes its full allowance, and never counts to thirty. An experienced hand "
-        "will beat it more often than not.",
+        english({"code": W(
+            "level.basic",
+            "Plays a plain, honest game and sinks nothing: it announces every combination it "
+            "holds, takes its full allowance, and never counts to thirty. An experienced hand "
+            "will beat it more often than not.")}),
         basic.choose),
     "good": Level(
         "good",
-        "Counts every card it has seen, weighs what it keeps in the exchange, sinks when "
-        "concealment pays, and plays to win the cards.",
+        english({"code": W(
+            "level.good",
+            "Counts every card it has seen, weighs what it keeps in the exchange, sinks when "
+            "concealment pays, and plays to win the cards.")}),
         good.choose),
     "strong": Level(
         "strong",
-        "Reads the table: it imagines the hands you could hold after all that was said "
-        "and played, and searches the play to the end of the deal.",
+        english({"code": W(
+            "level.strong",
+            "Reads the table: it imagines the hands you could hold after all that was said "
+            "and played, and searches the play to the end of the deal.")}),
         strong.choose),
 }
 DEFAULT_LEVEL = "basic"

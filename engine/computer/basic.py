@@ -89,7 +89,7 @@ def choose(view: View, press_next_deal: bool = False) -> Action:
 
 def _bare(entry: Action) -> Action:
     """A legal entry as an action: the entry without its label."""
-    return {k: v for k, v in entry.items() if k != "label"}
+    return {k: v for k, v in entry.items() if k not in ("label", "say")}
 
 
 def _of_type(legal: Sequence[Action], kind: str) -> list[Action]:

@@ -113,7 +113,7 @@ def know(view: View) -> Knowledge:
     played = 0
     opp_played = 0
     voids: set[int] = set()
-    tricks = [t["cards"] for t in view["tricks"]]
+    tricks = [trick["cards"] for trick in view["tricks"]]
     if view["trick"]:
         tricks.append(view["trick"]["cards"])
     for cards in tricks:
@@ -330,11 +330,21 @@ _RULES: dict[tuple[tuple[str, Any], ...], Rules] = {}
 
 def view_rng(view: dict[str, Any], salt: str = "") -> random.Random:
     """A generator seeded from the view itself: the same view, the same numbers."""
-    # (The rules in force and au cent's games are left out: a seat's numbers under Rubicon
-    # Piquet stay what they were before the view carried them. The decision still reads
-    # both from the view, so it stays a function of the view; the same deal under other
-    # rules draws the same samples and weighs them by its own rules.)
-    data = {k: v for k, v in view.items() if k not in ("log", "rules", "games")}
+    # (The rules in force, au cent's games and the phrases (engine.words) are left out: a
+    # seat's numbers under Rubicon Piquet stay what they were before the view carried
+    # them, and the phrases say again what the labels say. The decision still reads the
+    # rules and the games from the view, so it stays a function of the view; the same
+    # deal under other rules draws the same samples and weighs them by its own rules.)
+    data = {k: _unsaid(v) for k, v in view.items() if k not in ("log", "rules", "games")}
     digest = hashlib.blake2b((salt + json.dumps(data, sort_keys=True)).encode(),
                              digest_size=8).digest()
     return random.Random(int.from_bytes(digest, "big"))
+
+
+def _unsaid(x: Any) -> Any:
+    """A view's part without its phrases (`say`, `says`)."""
+    if isinstance(x, dict):
+        return {k: _unsaid(v) for k, v in x.items() if k != "say" and k != "says"}
+    if isinstance(x, list):
+        return [_unsaid(v) for v in x]
+    return x

@@ -1,33 +1,33 @@
 // actions.js: what to do now: the prompt, the discard's confirm, a button per legal entry.
 
-import { h, parseCard, actionButton, CATEGORY_NAMES } from "./kit.js";
-import { saidLine } from "./dealinfo.js";
+import { h, actionButton, categoryName, label, saidLine, sinking } from "./kit.js";
+import { t, nt, fill, say } from "./i18n.js";
 
-const DECLARING = "is declaring";
-const DECLARE = "Your declaration:";
-const LESSER = "Add your lesser combinations, or say you are done:";
+const DECLARING = t("{name} is declaring…");
+const DECLARE = t("Your declaration:");
+const LESSER = t("Add your lesser combinations, or say you are done:");
 // Each step: what the seat to move is doing, as the other seat is told; what its player is asked.
 const STEPS = {
-  choose_dealer: ["won the cut and is choosing who deals", "You won the cut. Who deals the first hand?"],
-  carte_blanche: ["is deciding on carte blanche", "You hold carte blanche: no king, queen or jack. Announce it?"],
-  elder_exchange: ["is exchanging"],
-  younger_discard: ["is discarding"],
-  younger_exchange: ["is exchanging"],
+  choose_dealer: [t("{name} won the cut and is choosing who deals…"), t("You won the cut. Who deals the first hand?")],
+  carte_blanche: [t("{name} is deciding on carte blanche…"), t("You hold carte blanche: no king, queen or jack. Announce it?")],
+  elder_exchange: [t("{name} is exchanging…")],
+  younger_discard: [t("{name} is discarding…")],
+  younger_exchange: [t("{name} is exchanging…")],
   elder_call: [DECLARING, DECLARE],
-  younger_answer: ["is answering", "Your answer:"],
+  younger_answer: [t("{name} is answering…"), t("Your answer:")],
   elder_lesser: [DECLARING, LESSER],
   younger_call: [DECLARING, DECLARE],
   younger_lesser: [DECLARING, LESSER],
-  lead: ["to lead", "Your lead: play a card."],
-  follow: ["to play", "Your turn to play a card."],
-  deal_over: [null, "The hand is scored."],
+  lead: [t("{name} to lead…"), t("Your lead: play a card.")],
+  follow: [t("{name} to play…"), t("Your turn to play a card.")],
+  deal_over: [null, t("The hand is scored.")],
 };
 
 function saidSoFar(c, seat) {
   const out = [];
   for (const line of [...(c.view.log || [])].reverse()) {
     if (line.seat !== seat || !["call", "answer", "score", "bonus"].includes(line.kind)) break;
-    if (line.kind === "call" || line.kind === "answer") out.unshift(line.text);
+    if (line.kind === "call" || line.kind === "answer") out.unshift(label(line));
   }
   return out;
 }
@@ -36,35 +36,38 @@ function saidSoFar(c, seat) {
 function doing(c, seat) {
   const v = c.view;
   const what = STEPS[v.step]?.[0];
-  if (!what) return `Waiting for ${c.names[seat]}…`;
+  const name = c.names[seat];
+  if (!what) return t("Waiting for {name}…", { name });
   const said = what === DECLARING ? saidSoFar(c, seat) : [];
   const hold = v.step === "lead" && !c.watching && c.room.opponent === "computer" && v.tricks.length;
-  return `${c.names[seat]} ${what}${said.length ? `: ${said.join(", ")}` : ""}…${hold ? " (click or press a key to go on)" : ""}`;
+  const now = said.length ? t("{name} is declaring: {said}…", { name, said: said.join(", ") }) : fill(what, { name });
+  return hold ? t("{doing} (click or press a key to go on)", { doing: now }) : now;
 }
 
 function saidNow(c) {
   const at = c.view.declaring;
   const d = at && c.view.declarations.find((x) => x.category === at.category);
-  if (!d || !d.said || !d.said.length) return null;
-  return h("p", { class: "said-now", "data-area": "said-now" }, h("strong", {}, `${CATEGORY_NAMES[d.category]}: `), d.said.map((line) => saidLine(c, line)).join(" · "));
+  if (!d || !d.said.length) return null;
+  return h("p", { class: "said-now", "data-area": "said-now" }, h("strong", {}, t("{category}: ", { category: categoryName(d.category) })), (d.says?.map((x) => saidLine(c, x)) || d.said).join(" · "));
 }
 
 export function promptText(c) {
   const v = c.view;
   if (c.watching) {
     const who = v.to_move == null || v.phase === "partie_over" ? "" : ` ${doing(c, v.to_move)}`;
-    return `You are watching: you see what is public, never a hand.${who}`;
+    return t("You are watching: you see what is public, never a hand.") + who;
   }
-  if (v.phase === "partie_over") return "The partie is over.";
-  if (c.waitingForFriend) return "Waiting for your friend to open the link…";
+  if (v.phase === "partie_over") return t("The partie is over.");
+  if (c.waitingForFriend) return t("Waiting for your friend to open the link…");
   const offer = c.legal.some((a) => a.type === "carte_blanche");
   if (c.discard) {
     const n = c.ui.selected.size;
-    const lead = offer ? "You hold carte blanche: announce it, or discard without announcing. " : "";
-    return `${lead}${c.discard.label}. ${n} selected.`;
+    const lead = offer ? t("You hold carte blanche: announce it, or discard without announcing.") + " " : "";
+    const selected = nt("{n} selected.", "{n} selected.", n);
+    return lead + t("{label}. {selected}", { label: label(c.discard), selected });
   }
-  if (c.myTurn) return [saidNow(c), STEPS[v.step]?.[1] || "Your turn."];
-  if (v.phase === "deal_over") return `Waiting for the next deal…`;
+  if (c.myTurn) return [saidNow(c), STEPS[v.step]?.[1] || t("Your turn.")];
+  if (v.phase === "deal_over") return t("Waiting for the next deal…");
   return doing(c, c.opp);
 }
 
@@ -80,7 +83,7 @@ export function actionsArea(c) {
           "label",
           { class: "check" },
           h("input", { type: "checkbox", "data-expose": "", "data-key": "expose", checked: c.ui.expose }),
-          " Turn the cards I leave face up after the first lead"
+          " " + t("Turn the cards I leave face up after the first lead")
         )
       );
     }
@@ -98,7 +101,7 @@ export function actionsArea(c) {
           "data-key": "confirm-discard",
           "aria-disabled": ok ? null : "true",
         },
-        n ? `Discard ${n} and draw ${n}` : d.min ? "Choose cards to discard" : "Stand pat"
+        n ? nt("Discard {n} and draw {n}", "Discard {n} and draw {n}", n) : d.min ? t("Choose cards to discard") : t("Stand pat")
       )
     );
   }
@@ -113,53 +116,10 @@ export function actionsArea(c) {
     if (entry.type === "call") firstOfCategory.add(entry.category);
     out.push(actionButton(entry, c, entry.type === "next_deal" ? "primary" : ""));
   }
-  if (smaller.length) out.push(sinkingMenu(c, smaller));
+  // (sinking.js is in by the time a call is offered: table.js waits for it.)
+  if (smaller.length) out.push(sinking.mod?.sinkingMenu(c, smaller));
   // `see` entries that match no listed combination still get a button here.
   const comboIds = new Set(c.view.combos.map((x) => x.id));
   for (const entry of c.sees) if (!comboIds.has(entry.combo)) out.push(actionButton(entry, c, "see"));
   return out;
-}
-
-/** The smaller calls: by category, a row per call, a button per suit (or choice) in it. */
-function sinkingMenu(c, smaller) {
-  const groups = new Map();
-  for (const entry of smaller) {
-    const rows = groups.get(entry.category) || new Map();
-    groups.set(entry.category, rows);
-    rows.set(entry.label, [...(rows.get(entry.label) || []), entry]);
-  }
-  return h(
-    "details",
-    { class: "sinking", "data-key": "sinking", open: c.ui.sinkingOpen ? true : null },
-    h("summary", { class: "button", "data-key": "sinking-summary" }, `Call less than you hold (${smaller.length} ways)`),
-    h("p", { class: "sinking-help" }, "Sinking: you may call less than you hold, or say “Nothing”, to keep your hand hidden. What you do not call cannot score."),
-    [...groups].map(([category, rows]) =>
-      // Named by its category, not a heading: the menu is no section of the page.
-      h(
-        "div",
-        { class: "sink-group", "data-category": category, role: "group", "aria-labelledby": `sink-${category}` },
-        h("p", { class: "mini-title", id: `sink-${category}` }, CATEGORY_NAMES[category]),
-        [...rows].map(([label, entries]) =>
-          h("div", { class: "sink-row", "data-label": label }, h("span", { class: "sink-label", "aria-hidden": "true" }, label), entries.map((entry) => sinkButton(entry, c)))
-        )
-      )
-    )
-  );
-}
-
-/** The suit (or the cards) in view, the full call for the ear. */
-function sinkButton(entry, c) {
-  const cards = entry.cards || [];
-  const suits = [...new Set(cards.map((code) => parseCard(code).suit))];
-  const names = cards.map((code) => c.cardName(code)).join(", ");
-  const suitWord = { S: "Spades", H: "Hearts", D: "Diamonds", C: "Clubs" };
-  const shown = suits.length === 1 ? suitWord[suits[0]] : cards.map((code) => parseCard(code).rank).join(" ");
-  return h(
-    "button",
-    { type: "button", class: "button action small sink", "data-action": entry.index, "data-type": entry.type, "data-key": `act-${entry.index}-${entry.type}-${entry.label}`, "data-cards": cards.join(" "), title: `${entry.label}: ${names}` },
-    h("span", { class: "label visually-hidden" }, entry.label),
-    suits.length === 1 ? h("span", { class: `hint suit-${suits[0]}`, "aria-hidden": "true" }, h("span", { class: "g" })) : null,
-    h("span", { "aria-hidden": suits.length === 1 ? null : "true" }, shown),
-    h("span", { class: "visually-hidden" }, `: ${names}`)
-  );
 }

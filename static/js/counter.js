@@ -1,27 +1,29 @@
 // counter.js: the bar above the felt: the deal and who deals, the scores, "New match".
 
 import { h, sep } from "./kit.js";
+import { t, nt } from "./i18n.js";
 
 // The rules in a word or two each, said first when they are not Rubicon Piquet's own.
-const OPTION_WORDS = [["cards_towards_pique", "cards towards pique"], ["carte_rouge", "carte rouge"]];
 function rulesWords(r = {}) {
-  const words = OPTION_WORDS.filter(([key]) => r[key]).map(([, word]) => word);
-  if (r.tie === "one_more") words.push("one more deal");
+  const words = [];
+  if (r.cards_towards_pique) words.push(t("cards towards pique"));
+  if (r.carte_rouge) words.push(t("carte rouge"));
+  if (r.tie === "one_more") words.push(t("one more deal"));
   if (r.game !== "au_cent" && !words.length) return [];
-  return [r.game === "au_cent" ? "Au cent" : "Rubicon", ...words].flatMap((word) => [word, sep()]);
+  return [r.game === "au_cent" ? t("Au cent") : t("Rubicon"), ...words].flatMap((word) => [word, sep()]);
 }
 
 export function counterDeal(c) {
   const v = c.view;
   const g = v.games;
   const rules = rulesWords(v.rules);
-  if (v.phase === "partie_over") return [...rules, h("strong", {}, "Partie over"), g ? ` after ${g.finished.length} games` : ` after ${v.deal_number} deals`];
-  if (!v.deal_number) return [...rules, h("strong", {}, "The cut"), " for the first deal"];
+  if (v.phase === "partie_over") return [...rules, h("strong", {}, t("Partie over")), " ", g ? nt("after {n} game", "after {n} games", g.finished.length) : nt("after {n} deal", "after {n} deals", v.deal_number)];
+  if (!v.deal_number) return [...rules, h("strong", {}, t("The cut")), " ", t("for the first deal")];
   // Au cent: the game under way and the games won; Rubicon: the deal of six.
-  const parts = [...rules, ...(g ? [h("strong", {}, `Game ${g.number}`), sep(), `games ${g.won[c.me]}–${g.won[c.opp]}`] : [h("strong", {}, `Deal ${v.deal_number} of ${v.deals_in_partie}`)])];
+  const parts = [...rules, ...(g ? [h("strong", {}, t("Game {n}", { n: g.number })), sep(), t("games {mine}–{theirs}", { mine: g.won[c.me], theirs: g.won[c.opp] })] : [h("strong", {}, t("Deal {n} of {deals}", { n: v.deal_number, deals: v.deals_in_partie }))])];
   if (v.dealer != null) {
-    parts.push(sep(), c.verb(v.dealer, "deal", "deals"));
-    const role = c.watching ? `${c.names[v.elder]} is elder hand` : `you are ${v.elder === c.me ? "elder" : "younger"} hand`;
+    parts.push(sep(), c.verb(v.dealer, t("You deal"), t("{name} deals")));
+    const role = c.watching ? t("{name} is elder hand", { name: c.names[v.elder] }) : v.elder === c.me ? t("you are elder hand") : t("you are younger hand");
     parts.push(h("span", { class: "role-me" }, sep(), role));
   }
   return parts;
@@ -48,12 +50,12 @@ export function counterTools(c) {
   if (room.can_new_match) {
     if (c.ui.confirmNewMatch && c.view.phase !== "partie_over") {
       out.push(
-        h("span", { class: "confirm-text" }, "Abandon this partie?"),
-        h("button", { type: "button", class: "button small danger", "data-new-match": "confirm", "data-key": "nm-yes" }, "Start a new match"),
-        h("button", { type: "button", class: "button small", "data-new-match": "cancel", "data-key": "nm-no" }, "Keep playing")
+        h("span", { class: "confirm-text" }, t("Abandon this partie?")),
+        h("button", { type: "button", class: "button small danger", "data-new-match": "confirm", "data-key": "nm-yes" }, t("Start a new match")),
+        h("button", { type: "button", class: "button small", "data-new-match": "cancel", "data-key": "nm-no" }, t("Keep playing"))
       );
     } else if (c.view.phase !== "partie_over") {
-      out.push(h("button", { type: "button", class: "button small", "data-new-match": "ask", "data-key": "nm-ask" }, "New match"));
+      out.push(h("button", { type: "button", class: "button small", "data-new-match": "ask", "data-key": "nm-ask" }, t("New match")));
     }
   }
   return out;

@@ -1,6 +1,8 @@
 // dealinfo.js: this deal, beside the felt: bonuses, calls, what scored, what was shown.
+// Fetched when the first deal is dealt (kit.js `dealNotes`), not with the table.
 
-import { h, cardRow, actionButton, BONUS_NAMES, CATEGORY_NAMES } from "./kit.js";
+import { h, cardRow, actionButton, bonusName, categoryName, label, saidLine } from "./kit.js";
+import { t } from "./i18n.js";
 
 function bonusBadges(c) {
   const bonuses = c.view.bonuses;
@@ -12,27 +14,17 @@ function bonusBadges(c) {
       h(
         "li",
         { class: `bonus bonus-${b.kind}`, "data-bonus": b.kind },
-        h("strong", {}, `${BONUS_NAMES[b.kind]}:`),
-        ` ${c.names[b.seat]} +${b.points}`
+        h("strong", {}, t("{bonus}:", { bonus: bonusName(b.kind) })),
+        t(" {name} +{points}", { name: c.names[b.seat], points: b.points })
       )
     )
   );
 }
 
-const ORDINALS = ["first", "second", "third", "fourth"];
-
-/** "Elder: Point of six" -> "You: Point of six". */
-export function saidLine(c, line) {
-  const m = /^(Elder|Younger): (.*)$/.exec(line);
-  if (!m || c.view.elder == null) return line;
-  const seat = m[1] === "Elder" ? c.view.elder : 1 - c.view.elder;
-  return `${c.names[seat]}: ${m[2]}`;
-}
-
 function outcomeText(c, outcome) {
-  if (outcome === "equal") return "Equal: nobody scores";
-  if (outcome === "none") return "Nobody";
-  return c.verb(outcome === "elder" ? c.view.elder : 1 - c.view.elder, "win", "wins");
+  if (outcome === "equal") return t("Equal: nobody scores");
+  if (outcome === "none") return t("Nobody");
+  return c.verb(outcome === "elder" ? c.view.elder : 1 - c.view.elder, t("You win"), t("{name} wins"));
 }
 
 /** The declarations so far, by category: what each said, and who won it. */
@@ -40,7 +32,7 @@ function declarationsList(c) {
   const decl = c.view.declarations.filter((d) => d.said.length);
   if (!decl.length) return [];
   return [
-    h("h2", { class: "mini-title" }, "Declarations"),
+    h("h2", { class: "mini-title" }, t("Declarations")),
     h(
       "ul",
       { class: "declarations" },
@@ -48,10 +40,10 @@ function declarationsList(c) {
         h(
           "li",
           { "data-category": d.category },
-          h("span", { class: "decl-cat" }, CATEGORY_NAMES[d.category]),
+          h("span", { class: "decl-cat" }, categoryName(d.category)),
           " ",
           d.outcome && d.outcome !== "pending" ? h("span", { class: "decl-outcome" }, outcomeText(c, d.outcome)) : null,
-          h("ul", { class: "decl-said" }, d.said.map((line) => h("li", {}, saidLine(c, line))))
+          h("ul", { class: "decl-said" }, (d.says?.map((x) => saidLine(c, x)) || d.said).map((line) => h("li", {}, line)))
         )
       )
     ),
@@ -62,7 +54,8 @@ function declarationsList(c) {
 function whichOfAlike(combos, x) {
   const alike = combos.filter((y) => y.seat === x.seat && y.label === x.label);
   if (alike.length < 2) return "";
-  return ORDINALS[alike.indexOf(x)] || `number ${alike.indexOf(x) + 1}`;
+  const i = alike.indexOf(x);
+  return [t("first"), t("second"), t("third"), t("fourth")][i] || t("number {n}", { n: i + 1 });
 }
 
 /** One combination: whose, what, its points (or why none), its cards once shown, its See. */
@@ -70,10 +63,10 @@ function comboItem(c, x, which, see) {
   return h(
     "li",
     { "data-combo": x.id, "data-shown": x.shown ? "true" : "false" },
-    h("span", { class: "combo-who" }, `${c.names[x.seat]}:`),
+    h("span", { class: "combo-who" }, t("{name}:", { name: c.names[x.seat] })),
     " ",
-    h("span", { class: "combo-label" }, x.label, which ? ` (${which})` : ""),
-    h("span", { class: "combo-points" }, x.status === "scored" ? ` +${x.points}` : ` (${x.status})`),
+    h("span", { class: "combo-label" }, label(x), which ? ` (${which})` : ""),
+    h("span", { class: "combo-points" }, x.status === "scored" ? ` +${x.points}` : t(" (tied)")),
     x.shown && x.cards ? cardRow(x.cards, c, "combo-cards") : null,
     see ? actionButton(see, c, "small see", which) : null
   );
@@ -85,7 +78,7 @@ function scoredAndTied(c) {
   if (!combos.length) return [];
   const seeByCombo = new Map(c.sees.map((s) => [s.combo, s]));
   return [
-    h("h2", { class: "mini-title" }, "Scored and tied"),
+    h("h2", { class: "mini-title" }, t("Scored and tied")),
     h("ul", { class: "combos" }, combos.map((x) => comboItem(c, x, whichOfAlike(combos, x), seeByCombo.get(x.id)))),
   ];
 }
@@ -102,7 +95,7 @@ function cardsShown(c) {
       h(
         "div",
         { class: "shown", "data-area": "shown", "data-seat": s.seat },
-        h("h2", { class: "mini-title" }, `${c.verb(s.seat, "showed", "showed")}: ${s.what}`),
+        h("h2", { class: "mini-title" }, c.verb(s.seat, t("You showed: {what}"), t("{name} showed: {what}"), { what: label(s) })),
         cardRow(s.cards, c)
       )
     );
@@ -116,7 +109,7 @@ function restOfFive(c) {
     h(
       "div",
       { class: "seen-stock", "data-area": "seen-stock" },
-      h("h2", { class: "mini-title" }, "The rest of your five (only you see these)"),
+      h("h2", { class: "mini-title" }, t("The rest of your five (only you see these)")),
       cardRow(seen, c)
     ),
   ];

@@ -1,7 +1,8 @@
 // hand.js: your hand, each card a button (to select, to play); a watcher's: the host's backs.
 
 import { h, cardFace, back } from "./kit.js";
-import { roleOf } from "./opponent.js";
+import { roleOf, holds } from "./opponent.js";
+import { t } from "./i18n.js";
 
 export function handArea(c) {
   const v = c.view;
@@ -10,7 +11,7 @@ export function handArea(c) {
     const role = roleOf(c, c.me);
     return [
       h("div", { class: "seat-label watched-seat" }, h("span", { class: "seat-name" }, c.names[c.me]), role ? h("span", { class: "seat-role" }, role) : null),
-      n ? h("span", { class: "fan watched", role: "img", "aria-label": `${c.names[c.me]} holds ${n} card${n === 1 ? "" : "s"}` }, Array.from({ length: n }, () => back())) : null,
+      n ? h("span", { class: "fan watched", role: "img", "aria-label": holds(c, c.me, n) }, Array.from({ length: n }, () => back())) : null,
     ];
   }
   const hand = v.hand;
@@ -25,14 +26,14 @@ export function handArea(c) {
       attrs["aria-pressed"] = on ? "true" : "false";
       attrs["data-select"] = code;
       if (on) cls += " selected";
-      label = `${label}${on ? ", selected to discard" : ""}`;
+      if (on) label = t("{card}, selected to discard", { card: label });
     } else if (playing) {
       const entry = c.plays.get(code);
       if (entry) {
         attrs["data-action"] = entry.index;
         attrs["data-type"] = "play";
         cls += " playable";
-        label = entry.label && entry.label !== c.cardName(code) ? `${c.cardName(code)}: ${entry.label}` : `Play the ${c.cardName(code)}`;
+        label = t("Play {card}", { card: c.cardName(code, true) });
       } else {
         attrs["aria-disabled"] = "true";
         cls += " unplayable";

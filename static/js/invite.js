@@ -1,4 +1,5 @@
 // invite.js: the maker copies the link; the friend's first visit takes the seat.
+import { t } from "./i18n.js";
 
 export async function copyLink() {
   const input = document.getElementById("invite-url");
@@ -17,7 +18,7 @@ export async function copyLink() {
       ok = false;
     }
   }
-  if (status) status.textContent = ok ? "Link copied. Send it to your friend." : "Select the link and copy it.";
+  if (status) status.textContent = ok ? t("Link copied. Send it to your friend.") : t("Select the link and copy it.");
 }
 
 // The page, not the GET that loaded it, takes the free seat: a chat app previewing the link
@@ -49,7 +50,7 @@ export async function claimSeat(root, then) {
     // A name like the other player's: said, with the way to another name.
     const banner = document.getElementById("conn-banner");
     document.getElementById("conn-text").textContent = (await response.json()).detail;
-    const link = Object.assign(document.createElement("a"), { className: "button conn-action", href: "/#name", textContent: "Choose another name" });
+    const link = Object.assign(document.createElement("a"), { className: "button conn-action", href: "/#name", textContent: t("Choose another name") });
     banner.append(link);
     banner.classList.add("fatal");
     banner.hidden = false;

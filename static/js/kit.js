@@ -1,19 +1,15 @@
 // kit.js: what every part of the table draws with. No rule of Piquet: all is in the view.
+import { t, fill as fillIn, say, cardName } from "./i18n.js";
 
-export const BONUS_NAMES = {
-  carte_blanche: "Carte blanche",
-  repique: "Repique",
-  pique: "Pique",
-  capot: "Capot",
-  cards: "The cards",
-  carte_rouge: "Carte rouge",
-};
-export const CATEGORY_NAMES = { point: "Point", sequence: "Sequence", set: "Set" };
+/** A bonus by its kind ("repique"), in words. */
+export const bonusName = (kind) => say({ code: `bonus.${kind}` });
+export const categoryName = (c) => ({ point: t("Point"), sequence: t("Sequence"), set: t("Set") })[c];
 /** The view just before a reviewed decision, if this page has it. */
 export const positionOf = (ui, x) => (ui.reviews.get(x.deal) || {}).positions?.[x.step];
 export const PROMINENT_BONUSES = ["carte_blanche", "carte_rouge", "repique", "pique", "capot"];
-// "QH" -> "Queen of Hearts": sent once with the page, as states name cards by code only.
-const CARD_NAMES = JSON.parse(document.getElementById("card-names")?.textContent || "{}");
+/** A legal entry's words (or a combination's, a shown card's, a log line's, a result's):
+ * its phrase; a card to play, its name; a record made before phrases, its English. */
+export const label = (e) => (e.say ? say(e.say) : e.card ? cardName(e.card) : e.label ?? e.what ?? e.text);
 
 /** A stylesheet in the page, once it has loaded (or failed: drawn unstyled, not never). */
 export function sheet(href) {
@@ -34,6 +30,13 @@ export function onDemand(js, css) {
 
 // The deal's and the partie's results and the score sheet: once something is scored.
 export const results = onDemand("./results.js", "/static/css/results.css");
+// The smaller calls' menu (sinking.js): once a call is offered.
+export const sinking = onDemand("./sinking.js", "/static/css/sinking.css");
+// The deal's notes beside the felt (dealinfo.js): once a deal is dealt (not at the cut).
+export const dealNotes = onDemand("./dealinfo.js", "/static/css/dealinfo.css");
+
+/** What a seat said in a category's dialogue: "You: Point of six". */
+export const saidLine = (c, x) => t("{name}: {what}", { name: c.names[x.seat], what: say(x.say) });
 
 /** h("button", {class: "x"}, "text", child): a tiny DOM builder. */
 export function h(tag, attrs, ...children) {
@@ -64,9 +67,13 @@ export function context(msg, ui) {
   const me = watching ? 0 : view.seat;
   const opp = 1 - me;
   const seats = room.seats || [];
+  // Names as the server gives them, but its words for the computer, you and a seat nobody
+  // has named, said here in the page's language.
+  const host = (i) => [t("Host"), t("Guest")][i];
+  const named = (s, i) => (!s ? (watching ? host(i) : room.opponent === "computer" ? t("Computer") : t("Your friend")) : s.you ? t("You") : s.computer ? t("Computer") : s.unnamed ? (watching ? host(i) : t("Friend")) : s.name);
   const names = [];
-  names[me] = watching ? seats[me]?.name || "Host" : "You";
-  names[opp] = seats[opp]?.name || (room.opponent === "computer" ? "Computer" : "Your friend");
+  names[me] = watching ? named(seats[me], me) : t("You");
+  names[opp] = named(seats[opp], opp);
   const legal = (view.legal || []).map((entry, index) => ({ ...entry, index }));
   const other = seats[opp];
   return {
@@ -78,13 +85,12 @@ export function context(msg, ui) {
     buttons: legal.filter((a) => !["play", "discard", "see"].includes(a.type)),
     myTurn: legal.some((a) => a.type !== "see"),
     waitingForFriend: room.opponent === "friend" && !watching && !!other && !other.joined,
-    /** "You deal" / "Computer deals" */
-    verb(seat, youForm, otherForm) {
-      return seat === me && !watching ? `You ${youForm}` : `${names[seat]} ${otherForm}`;
+    /** "You deal" / "Computer deals": the first words, said to you, else the second
+     * (the seat's {name}), filled from `a`. */
+    verb(seat, you, other, a) {
+      return fillIn(seat === me && !watching ? you : other, { name: names[seat], ...a });
     },
-    cardName(code) {
-      return CARD_NAMES[code] || code;
-    },
+    cardName,
   };
 }
 
@@ -138,7 +144,8 @@ export function sep() {
 export function actionButton(entry, c, cls = "", which = "") {
   const cards = Array.isArray(entry.cards) ? entry.cards : null;
   const suits = cards ? [...new Set(cards.map((code) => parseCard(code).suit))] : [];
-  const names = cards ? cards.map((code) => c.cardName(code)).join(", ") : "";
+  const names = cards ? cards.map((code) => cardName(code)).join(", ") : "";
+  const words = label(entry);
   return h(
     "button",
     {
@@ -149,9 +156,9 @@ export function actionButton(entry, c, cls = "", which = "") {
       "data-key": `act-${entry.index}-${entry.type}-${entry.label}`,
       "data-cards": cards ? cards.join(" ") : null,
       title: cards ? names : null,
-      "aria-label": cards ? `${entry.label}: ${names}` : null,
+      "aria-label": cards ? t("{label}: {cards}", { label: words, cards: names }) : null,
     },
-    h("span", { class: "label" }, entry.label),
+    h("span", { class: "label" }, words),
     which ? h("span", { class: "which" }, ` (${which})`) : null,
     suits.length === 1 ? h("span", { class: `hint suit-${suits[0]}`, "aria-hidden": "true" }, h("span", { class: "g" })) : null
   );

@@ -3,6 +3,7 @@
 // fetched once a hint or a review is asked for or a deal ends. The server works it all out.
 
 import { h, fill, onDemand } from "./kit.js";
+import { t } from "./i18n.js";
 
 const over = (v) => v.phase.endsWith("_over");
 
@@ -18,9 +19,9 @@ export function learnParts(root, c) {
   const button = (attrs, text) => root.querySelector("#actions").append(h("button", { type: "button", class: "button", ...attrs }, text));
   if (!look && !c.watching && !ui.replay) {
     const asking = ui.hintAsking === c.msg.version;
-    if (room.hints && c.myTurn && !over(v)) button({ "data-hint": "", "data-key": "hint", "aria-keyshortcuts": "H", "aria-disabled": asking ? "true" : null }, asking ? "Asking…" : "Hint");
-    if (over(v)) button({ "data-review": v.deal_number, "data-key": "review" }, "Review");
-    if (v.phase === "partie_over") button({ "data-review": 0, "data-key": "review-0" }, "The partie's review");
+    if (room.hints && c.myTurn && !over(v)) button({ "data-hint": "", "data-key": "hint", "aria-keyshortcuts": "H", "aria-disabled": asking ? "true" : null }, asking ? t("Asking…") : t("Hint"));
+    if (over(v)) button({ "data-review": v.deal_number, "data-key": "review" }, t("Review"));
+    if (v.phase === "partie_over") button({ "data-review": 0, "data-key": "review-0" }, t("The partie's review"));
   }
   if (coach.mod) coach.mod.coachParts(root, c);
   else fill(root, "#coach", !!ui.hintNote && h("p", {}, ui.hintNote));

@@ -2,6 +2,7 @@
 // result once one is in (results.js, fetched when a deal ends: table.js waits for it).
 
 import { h, cardFace, cardRow, back, sep, results } from "./kit.js";
+import { t, nt } from "./i18n.js";
 
 function cutArea(c) {
   const cut = c.view.cut;
@@ -10,7 +11,7 @@ function cutArea(c) {
   return h(
     "div",
     { class: "cut", "data-area": "cut" },
-    h("h2", { class: "area-title" }, "The cut"),
+    h("h2", { class: "area-title" }, t("The cut")),
     h(
       "div",
       { class: "cut-cards" },
@@ -19,7 +20,7 @@ function cutArea(c) {
           "figure",
           { class: `played ${seat === winner ? "winner" : ""}`.trim() },
           cardFace(cut.cards[seat], c),
-          h("figcaption", {}, seat === c.me && !c.watching ? "Your cut" : `${c.names[seat]}'s cut`)
+          h("figcaption", {}, c.verb(seat, t("Your cut"), t("{name}'s cut")))
         )
       )
     ),
@@ -28,7 +29,7 @@ function cutArea(c) {
       : h(
           "p",
           { class: "cut-result" },
-          `${c.verb(winner, "win", "wins")} the cut and ${winner === c.me && !c.watching ? "choose" : "chooses"} who deals.`
+          c.verb(winner, t("You win the cut and choose who deals."), t("{name} wins the cut and chooses who deals."))
         )
   );
 }
@@ -41,19 +42,19 @@ function stockArea(c) {
   const elder = v.elder;
   const order = elder == null ? [] : [elder, 1 - elder];
   for (const seat of order) {
-    if (took[seat] != null) lines.push(h("li", {}, c.verb(seat, `took ${took[seat]}`, `took ${took[seat]}`)));
+    if (took[seat] != null) lines.push(h("li", {}, c.verb(seat, t("You took {n}"), t("{name} took {n}"), { n: took[seat] })));
   }
   const up = v.exposed_stock;
   return h(
     "div",
     { class: "stock", "data-area": "stock" },
     up.length
-      ? h("div", { class: "stock-pile exposed", "data-area": "exposed-stock" }, h("h2", { class: "mini-title" }, "Left in the stock, face up"), cardRow(up, c))
+      ? h("div", { class: "stock-pile exposed", "data-area": "exposed-stock" }, h("h2", { class: "mini-title" }, t("Left in the stock, face up")), cardRow(up, c))
       : h(
           "div",
-          { class: "stock-pile", role: "img", "aria-label": `Stock: ${n} card${n === 1 ? "" : "s"}` },
+          { class: "stock-pile", role: "img", "aria-label": nt("Stock: {n} card", "Stock: {n} cards", n) },
           n > 0 ? back("stock-card") : h("span", { class: "card empty", "aria-hidden": "true" }),
-          h("span", { class: "count-badge", "data-count": "stock", "aria-hidden": "true" }, `Stock ${n}`)
+          h("span", { class: "count-badge", "data-count": "stock", "aria-hidden": "true" }, t("Stock {n}", { n }))
         ),
     lines.length ? h("ul", { class: "took" }, lines) : null
   );
@@ -70,14 +71,14 @@ function trickArea(c) {
   if (!current && last) {
     shown = last;
     stale = true;
-    caption = c.verb(last.winner, "won the trick", "won the trick");
+    caption = c.verb(last.winner, t("You won the trick"), t("{name} won the trick"));
   } else if (current) {
-    caption = c.verb(current.leader, "led", "led");
+    caption = c.verb(current.leader, t("You led"), t("{name} led"));
   }
   const trickNo = current ? finished.length + 1 : finished.length;
   return h(
     "div",
-    { class: `trick ${stale ? "finished" : ""}`.trim(), "data-area": "trick", role: "group", "aria-label": stale ? "Last trick" : "Current trick" },
+    { class: `trick ${stale ? "finished" : ""}`.trim(), "data-area": "trick", role: "group", "aria-label": stale ? t("Last trick") : t("Current trick") },
     h(
       "div",
       { class: "trick-cards" },
@@ -90,12 +91,12 @@ function trickArea(c) {
               h("figcaption", {}, c.names[seat])
             )
           )
-        : h("p", { class: "trick-empty" }, v.phase === "play" ? "No card led yet" : "")
+        : h("p", { class: "trick-empty" }, v.phase === "play" ? t("No card led yet") : "")
     ),
     h(
       "p",
       { class: "trick-caption", "data-trick-winner": stale && last ? last.winner : "" },
-      trickNo ? h("span", { class: "trick-no" }, `Trick ${trickNo} of 12`) : null,
+      trickNo ? h("span", { class: "trick-no" }, t("Trick {n} of 12", { n: trickNo })) : null,
       caption ? sep() : null,
       caption ? h("span", { class: "trick-what" }, caption) : null
     )
@@ -106,8 +107,8 @@ export function middleArea(c) {
   const v = c.view;
   const scored = results.mod;
   if (v.phase === "partie_over") return scored ? [scored.resultArea(c)] : [];
-  if (c.waitingForFriend) return [h("p", { class: "waiting-text" }, "The cut is made once your friend sits down.")];
-  if (v.phase === "cut" || !v.deal_number) return [cutArea(c) || h("p", { class: "waiting-text" }, "Waiting for the cut…")];
+  if (c.waitingForFriend) return [h("p", { class: "waiting-text" }, t("The cut is made once your friend sits down."))];
+  if (v.phase === "cut" || !v.deal_number) return [cutArea(c) || h("p", { class: "waiting-text" }, t("Waiting for the cut…"))];
   if (v.phase === "deal_over") return scored ? [scored.dealOverArea(c)] : [];
   return [stockArea(c), trickArea(c)];
 }

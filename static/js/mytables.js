@@ -3,7 +3,8 @@
 // served; whose move it is, back to the table in one click, or leave it. Names are text.
 
 import { h } from "./kit.js";
-import { rulesText } from "./lobby.js";
+import { rulesText, dealAt } from "./lobby.js";
+import { t, nt, say } from "./i18n.js";
 
 const section = document.getElementById("my-tables");
 const list = section.querySelector("[data-list=mine]");
@@ -17,59 +18,63 @@ async function json(url, options) {
 }
 
 function ago(seconds) {
-  const [n, unit] = seconds < 3600 ? [Math.floor(seconds / 60), "minute"] : seconds < 86400 ? [Math.floor(seconds / 3600), "hour"] : [Math.floor(seconds / 86400), "day"];
-  return n < 1 ? "just now" : n === 1 ? `1 ${unit} ago` : `${n} ${unit}s ago`;
+  if (seconds < 60) return t("just now");
+  if (seconds < 3600) return nt("{n} minute ago", "{n} minutes ago", Math.floor(seconds / 60));
+  if (seconds < 86400) return nt("{n} hour ago", "{n} hours ago", Math.floor(seconds / 3600));
+  return nt("{n} day ago", "{n} days ago", Math.floor(seconds / 86400));
 }
 
-function who(t) {
-  if (t.waiting) return t.seating === "open" ? "Waiting for someone to sit down" : "Waiting for your friend";
-  return t.opponent === "computer" ? `Against the computer (${t.level})` : `Against ${t.opponent_name}`;
+function who(x) {
+  if (x.waiting) return x.seating === "open" ? t("Waiting for someone to sit down") : t("Waiting for your friend");
+  return x.opponent === "computer" ? t("Against the computer ({level})", { level: say({ code: `level.${x.level}.name` }, false) }) : t("Against {name}", { name: x.opponent_name });
 }
 
-function where(t) {
-  if (t.waiting) return "";
-  const deal = !t.deal ? "at the cut" : t.deals ? `deal ${t.deal} of ${t.deals}` : `deal ${t.deal}`;
-  return `${deal}; you ${t.scores[0]}, ${t.opponent === "computer" ? "the computer" : t.opponent_name} ${t.scores[1]}`;
+function where(x) {
+  if (x.waiting) return "";
+  const scores = { deal: dealAt(x), mine: x.scores[0], theirs: x.scores[1] };
+  return x.opponent === "computer" ? t("{deal}; you {mine}, the computer {theirs}", scores) : t("{deal}; you {mine}, {name} {theirs}", { ...scores, name: x.opponent_name });
 }
 
-function state(t) {
-  if (t.abandoned_by) return t.abandoned_by === "you" ? "You left: the partie is over." : `${t.opponent_name} left: you won the partie.`;
-  if (t.over) return t.won ? `You won the partie: ${t.result}.` : `The partie is over: ${t.result}.`;
-  if (t.waiting) return "";
-  return t.your_move ? "Your move" : t.opponent === "computer" ? "The computer's move" : `${t.opponent_name}'s move`;
+function state(x) {
+  const name = x.opponent_name;
+  const result = x.result_say ? say(x.result_say) : x.result;
+  if (x.abandoned_by) return x.abandoned_by === "you" ? t("You left: the partie is over.") : t("{name} left: you won the partie.", { name });
+  if (x.over) return x.won ? t("You won the partie: {result}.", { result }) : t("The partie is over: {result}.", { result });
+  if (x.waiting) return "";
+  return x.your_move ? t("Your move") : x.opponent === "computer" ? t("The computer's move") : t("{name}'s move", { name });
 }
 
-function leaving(t) {
-  const what = t.opponent === "friend" && !t.waiting && !t.over ? `The partie ends, abandoned by you, and ${t.opponent_name} is told.` : t.opponent === "friend" && t.over ? "It leaves your list." : "The table closes.";
+function leaving(x) {
+  const what = x.opponent === "friend" && !x.waiting && !x.over ? t("Leave this table? The partie ends, abandoned by you, and {name} is told.", { name: x.opponent_name }) : x.opponent === "friend" && x.over ? t("Leave this table? It leaves your list.") : t("Leave this table? The table closes.");
   return h(
     "div",
-    { class: "leave-confirm", role: "group", "aria-label": "Leave this table?" },
-    h("p", {}, `Leave this table? ${what}`),
-    h("button", { type: "button", class: "button", "data-leave-yes": t.room_id }, "Yes, leave"),
-    h("button", { type: "button", class: "button", "data-leave-no": t.room_id }, "Stay")
+    { class: "leave-confirm", role: "group", "aria-label": t("Leave this table?") },
+    h("p", {}, what),
+    h("button", { type: "button", class: "button", "data-leave-yes": x.room_id }, t("Yes, leave")),
+    h("button", { type: "button", class: "button", "data-leave-no": x.room_id }, t("Stay"))
   );
 }
 
-function item(t) {
-  const move = state(t);
+function item(x) {
+  const move = state(x);
   return h(
     "li",
-    { class: "table-item", "data-room": t.room_id, "data-your-move": String(t.your_move) },
+    { class: "table-item", "data-room": x.room_id, "data-your-move": String(x.your_move) },
     h(
       "div",
       { class: "table-info" },
-      h("span", { class: "table-who", "data-who": "" }, who(t)),
-      h("span", { class: "table-what" }, [rulesText(t.rules, t.practice), t.pace === "slow" ? "take your time" : "play now"].join("; ")),
-      h("span", { class: "table-score", "data-score": "" }, where(t)),
-      move && h(t.your_move ? "strong" : "span", { class: "table-move", "data-move": "" }, move),
-      !t.waiting && h("span", { class: "table-waited", "data-since": "" }, `Last move ${ago(t.since)}`),
-      confirming === t.room_id && leaving(t)
+      h("span", { class: "table-who", "data-who": "" }, who(x)),
+      h("span", { class: "table-what" }, [rulesText(x.rules, x.practice), x.pace === "slow" ? t("take your time") : t("play now")].join("; ")),
+      h("span", { class: "table-score", "data-score": "" }, where(x)),
+      move && h(x.your_move ? "strong" : "span", { class: "table-move", "data-move": "" }, move),
+      !x.waiting && h("span", { class: "table-waited", "data-since": "" }, t("Last move {ago}", { ago: ago(x.since) })),
+      confirming === x.room_id && leaving(x)
     ),
     h(
       "div",
       { class: "table-actions" },
-      h("a", { class: "button primary", href: t.url, "data-go": t.room_id, "aria-label": `Go to the table: ${who(t)}` }, "Go to the table"),
-      h("button", { type: "button", class: "button", "data-leave": t.room_id, "aria-label": `Leave the table: ${who(t)}` }, "Leave")
+      h("a", { class: "button primary", href: x.url, "data-go": x.room_id, "aria-label": t("Go to the table: {who}", { who: who(x) }) }, t("Go to the table")),
+      h("button", { type: "button", class: "button", "data-leave": x.room_id, "aria-label": t("Leave the table: {who}", { who: who(x) }) }, t("Leave"))
     )
   );
 }
@@ -77,7 +82,7 @@ function item(t) {
 let drawn = "";
 /** The list, drawn again only when what it says changed; a focused button keeps focus. */
 function draw(force) {
-  const said = JSON.stringify([confirming, tables.map((t) => [item(t).textContent, t.your_move])]);
+  const said = JSON.stringify([confirming, tables.map((x) => [item(x).textContent, x.your_move])]);
   if (said === drawn && !force) return;
   drawn = said;
   const had = document.activeElement?.closest?.("[data-go], [data-leave]");
@@ -92,21 +97,21 @@ async function refresh() {
   const mine = await json("/api/my-tables").catch(() => null);
   if (!mine) return;
   const lines = await Promise.all(mine.rooms.map((id) => json(`/api/rooms/${encodeURIComponent(id)}/mine`).catch(() => null)));
-  tables = lines.filter((t) => t && !t.gone).sort((a, b) => b.your_move - a.your_move || a.since - b.since);
+  tables = lines.filter((x) => x && !x.gone).sort((a, b) => b.your_move - a.your_move || a.since - b.since);
   draw();
 }
 
 const LEFT = {
-  abandoned: (t) => `You left the table against ${t.opponent_name}: the partie ended, abandoned by you.`,
-  closed: () => "You left the table, and it closed.",
-  left: () => "You left the table.",
+  abandoned: (x) => t("You left the table against {name}: the partie ended, abandoned by you.", { name: x.opponent_name }),
+  closed: () => t("You left the table, and it closed."),
+  left: () => t("You left the table."),
 };
 
 async function leave(id) {
-  const t = tables.find((x) => x.room_id === id);
+  const x = tables.find((y) => y.room_id === id);
   confirming = null;
   const answer = await json(`/api/rooms/${encodeURIComponent(id)}/leave`, { method: "POST" }).catch(() => null);
-  status.textContent = answer ? LEFT[answer.left](t) : "That table could not be left just now; try again in a moment.";
+  status.textContent = answer ? LEFT[answer.left](x) : t("That table could not be left just now; try again in a moment.");
   await refresh();
 }
 

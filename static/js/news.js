@@ -1,8 +1,9 @@
 // news.js: what just happened, beyond the redraw: a card moves in, a trick leans to its
 // winner, the opponent's words are read out, a pique or capot lands as a toast.
 
-import { h, context, BONUS_NAMES, PROMINENT_BONUSES } from "./kit.js";
+import { h, context, bonusName, PROMINENT_BONUSES } from "./kit.js";
 import { logLineText } from "./panels.js";
+import { t } from "./i18n.js";
 
 /** CSS animations only, so prefers-reduced-motion (base.css) turns them off. */
 export function animate(root, before, now) {
@@ -19,7 +20,7 @@ export function announce(announcer, msg, ui) {
   const c = context(msg, ui);
   const said = (msg.new_log || []).filter((line) => line.seat === c.opp || ["bonus", "deal_end", "partie_end"].includes(line.kind));
   if (!said.length) return;
-  announcer.append(h("p", {}, said.map((line) => logLineText(c, line)).join(". ")));
+  announcer.append(h("p", {}, said.map((line) => logLineText(c, line)).join(t(". "))));
   while (announcer.childElementCount > 4) announcer.firstElementChild.remove();
 }
 
@@ -29,7 +30,7 @@ export function celebrate(toast, previous, msg, ui) {
   const fresh = msg.view.bonuses.slice(before.length).filter((b) => PROMINENT_BONUSES.includes(b.kind));
   if (!fresh.length) return;
   const c = context(msg, ui);
-  toast.replaceChildren(...fresh.map((b) => h("div", { class: `toast-item bonus-${b.kind}`, "data-bonus": b.kind }, h("strong", {}, `${BONUS_NAMES[b.kind]}!`), h("span", {}, `${c.verb(b.seat, "score", "scores")} ${b.points}`))));
+  toast.replaceChildren(...fresh.map((b) => h("div", { class: `toast-item bonus-${b.kind}`, "data-bonus": b.kind }, h("strong", {}, t("{bonus}!", { bonus: bonusName(b.kind) })), h("span", {}, c.verb(b.seat, t("You score {points}"), t("{name} scores {points}"), { points: b.points })))));
   toast.classList.add("show");
   clearTimeout(toastTimer);
   toastTimer = setTimeout(() => toast.classList.remove("show"), 3600);

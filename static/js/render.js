@@ -1,15 +1,15 @@
 // render.js: the table from one `state`, each region by its module, the focus kept. Every
 // button is one of `view.legal` (data-action: its index).
 
-import { h, context, fill, results } from "./kit.js";
+import { h, context, fill, results, dealNotes } from "./kit.js";
 import { counterDeal, counterScores, counterTools } from "./counter.js";
 import { opponentArea, presenceLine } from "./opponent.js";
 import { middleArea } from "./middle.js";
 import { handArea } from "./hand.js";
 import { promptText, actionsArea } from "./actions.js";
-import { dealInfo } from "./dealinfo.js";
 import { cardsPanel, logPanel } from "./panels.js";
 import { learnParts } from "./learn.js";
+import { t, say } from "./i18n.js";
 
 function rememberFocus(root) {
   const active = document.activeElement;
@@ -41,7 +41,8 @@ export function renderTable(root, msg, ui) {
   fill(root, "#hand", handArea(c));
   fill(root, "#prompt", promptText(c));
   fill(root, "#actions", actionsArea(c));
-  fill(root, "#deal-info", dealInfo(c));
+  // This deal's notes once dealinfo.js is in (a deal dealt: table.js waits for it).
+  fill(root, "#deal-info", dealNotes.mod?.dealInfo(c));
   // The score sheet once results.js is in (a deal over, or the panel opened: table.js).
   fill(root, "#scores-body", results.mod?.scoresPanel(c));
   fill(root, "#cards-body", cardsPanel(c));
@@ -76,7 +77,9 @@ export function renderPresence(root, msg, ui) {
   const line = root.querySelector("#level-line");
   if (line && room.level && line.dataset.level !== room.level) {
     line.dataset.level = room.level;
-    line.replaceChildren("The computer plays at the ", h("strong", {}, room.level), " level.");
+    // "The computer plays at the <strong>strong</strong> level.": the sentence around the level.
+    const [before, after] = t("The computer plays at the {level} level.").split("{level}");
+    line.replaceChildren(before, h("strong", {}, say({ code: `level.${room.level}.name` }, false)), after ?? "");
     line.hidden = false;
   }
   const seat = root.dataset.seat === "1" ? 1 : root.dataset.seat === "watch" ? null : 0;

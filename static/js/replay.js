@@ -4,7 +4,8 @@
 import { renderTable } from "./render.js";
 import { logLineText } from "./panels.js";
 import { coachReady } from "./learn.js";
-import { results } from "./kit.js";
+import { results, dealNotes } from "./kit.js";
+import { t, nt } from "./i18n.js";
 
 const table = document.getElementById("table");
 const bar = document.getElementById("replay-bar");
@@ -15,7 +16,7 @@ const KEYS = { ArrowRight: "on", ArrowLeft: "back", Home: "first", End: "last", 
 async function load(record) {
   if (record.format !== "piquet-record") throw new Error("not a record");
   // The reviews and their look backs, the deals' results: drawn from the first step.
-  await Promise.all([coachReady(), results.ready()]);
+  await Promise.all([coachReady(), results.ready(), dealNotes.ready()]);
   // The start, then each step, with its deal's log so far.
   const cut = record.start.log || [];
   const steps = [{ view: record.start, log: cut, said: cut, deal: -1 }];
@@ -34,12 +35,12 @@ async function load(record) {
   }
   if (record.summary) reviews.set(0, { summary: record.summary });
   const seat = record.seat;
-  const seats = record.names.map((name, i) => ({ name: i === seat ? "You" : name, joined: true }));
+  const seats = record.names.map((name, i) => ({ name, you: i === seat, joined: true }));
   Object.assign(at, { steps, starts, room: { opponent: "computer", seats }, ui: { replay: true, reviews, selected: new Set() } });
   table.dataset.seat = seat ?? "watch";
   table.hidden = bar.hidden = false;
   const n = record.deals.length;
-  status.textContent = `A record of ${n} deal${n === 1 ? "" : "s"}, as ${record.names[seat] || "a watcher"} saw it.`;
+  status.textContent = seat == null ? nt("A record of {n} deal, as a watcher saw it.", "A record of {n} deals, as a watcher saw it.", n) : nt("A record of {n} deal, as {name} saw it.", "A record of {n} deals, as {name} saw it.", n, { name: record.names[seat] });
   show(0);
 }
 
@@ -55,7 +56,7 @@ function show(i) {
   const said = p.said.map((line) => logLineText(c, line)).join(" ");
   if (!p.item) table.querySelector("#prompt").replaceChildren(said);
   const of = (starts[p.deal + 1] || steps.length) - starts[p.deal];
-  document.getElementById("replay-where").textContent = p.deal < 0 ? `The cut. ${said}` : `Deal ${n}, step ${p.step + 1} of ${of}. ${said}`;
+  document.getElementById("replay-where").textContent = p.deal < 0 ? t("The cut. {said}", { said }) : t("Deal {n}, step {step} of {of}. {said}", { n, step: p.step + 1, of, said });
   table.dataset.version = at.i;
 }
 
@@ -80,7 +81,7 @@ async function open(file) {
   try {
     await load(JSON.parse(await file.text()));
   } catch (err) {
-    status.textContent = `${file.name} is not a Piquet record (a .json file downloaded from a table).`;
+    status.textContent = t("{file} is not a Piquet record (a .json file downloaded from a table).", { file: file.name });
   }
 }
 document.getElementById("record-file").addEventListener("change", (event) => open(event.target.files[0]));
@@ -93,5 +94,5 @@ if (table.dataset.recordUrl) {
   fetch(table.dataset.recordUrl, { credentials: "same-origin" })
     .then((r) => r.json())
     .then(load)
-    .catch(() => (status.textContent = "The table's record could not be fetched: the table may have closed."));
+    .catch(() => (status.textContent = t("The table's record could not be fetched: the table may have closed.")));
 }

@@ -1,14 +1,16 @@
 // socket.js: the table's WebSocket (docs/protocol.md): quiet reconnects, the keepalive,
 // each change stamped with its version and a fresh id.
 
+import { t } from "./i18n.js";
+
 // Closes after which reconnecting would not help: the page says why, and a way on.
-const NEW_TABLE = { href: "/", label: "Start a new table" };
+const NEW_TABLE = { href: "/", label: t("Start a new table") };
 const FATAL_CLOSES = {
-  4401: { text: "This seat belongs to another browser. Open the table from the browser that joined it.", link: NEW_TABLE },
-  4403: { text: "This page may not connect to the table from here." },
-  4404: { text: "This table no longer exists: it expired, or the server was restarted.", link: NEW_TABLE },
-  4409: { text: "This seat is open in another window.", retry: "Play in this window" },
-  4410: { text: "This table has expired: nobody played at it for a long while.", link: NEW_TABLE },
+  4401: { text: t("This seat belongs to another browser. Open the table from the browser that joined it."), link: NEW_TABLE },
+  4403: { text: t("This page may not connect to the table from here.") },
+  4404: { text: t("This table no longer exists: it expired, or the server was restarted."), link: NEW_TABLE },
+  4409: { text: t("This seat is open in another window."), retry: t("Play in this window") },
+  4410: { text: t("This table has expired: nobody played at it for a long while."), link: NEW_TABLE },
 };
 // 1012: a restart, or the table moved: back at once (spread) if it was serving, else wait.
 const RESTART_CLOSE = 1012;

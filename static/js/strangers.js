@@ -3,13 +3,13 @@
 // Drawn after the table, from the same state; the server decides everything.
 
 import { h, sheet } from "./kit.js";
-
+import { t, nt } from "./i18n.js";
 
 const LISTED = {
-  listed: "Your table waits in the lobby for {wait}: anyone may sit down.",
-  expired: "Nobody sat down in {wait}, so your table left the lobby. Wait again, or play the computer.",
-  unlisted: "Your table is not in the lobby. List it again, or play the computer.",
-  elsewhere: "You sat down at another table, so this one left the lobby.",
+  listed: t("Your table waits in the lobby for {wait}: anyone may sit down."),
+  expired: t("Nobody sat down in {wait}, so your table left the lobby. Wait again, or play the computer."),
+  unlisted: t("Your table is not in the lobby. List it again, or play the computer."),
+  elsewhere: t("You sat down at another table, so this one left the lobby."),
 };
 
 let styled = null;
@@ -35,18 +35,18 @@ function listing(root, room) {
   status.dataset.listing = room.listing;
   status.textContent = LISTED[room.listing].replace("{wait}", status.dataset.wait);
   toggle.dataset.listed = room.listing === "listed";
-  toggle.textContent = room.listing === "listed" ? "Take it out of the lobby" : "Wait again in the lobby";
+  toggle.textContent = room.listing === "listed" ? t("Take it out of the lobby") : t("Wait again in the lobby");
 }
 
 /** A stranger, not a friend, is awaited. */
 function wording(root) {
   const waiting = root.querySelector("[data-presence=waiting]");
   if (!waiting) return;
-  waiting.textContent = "Waiting for someone to sit down…";
+  waiting.textContent = t("Waiting for someone to sit down…");
   const cut = root.querySelector("#middle .waiting-text");
-  if (cut) cut.textContent = "The cut is made once someone sits down.";
+  if (cut) cut.textContent = t("The cut is made once someone sits down.");
   const prompt = root.querySelector("#prompt")?.firstChild;
-  if (prompt?.nodeType === Node.TEXT_NODE) prompt.data = "Waiting for someone to sit down…";
+  if (prompt?.nodeType === Node.TEXT_NODE) prompt.data = t("Waiting for someone to sit down…");
 }
 
 async function setListed(root, listed) {
@@ -58,9 +58,9 @@ async function setListed(root, listed) {
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ listed }),
     });
-    if (!answer.ok) status.textContent = (await answer.json()).detail || "That was refused.";
+    if (!answer.ok) status.textContent = (await answer.json()).detail || t("That was refused.");
   } catch (err) {
-    status.textContent = "Not connected: try again in a moment.";
+    status.textContent = t("Not connected: try again in a moment.");
   }
 }
 
@@ -97,9 +97,9 @@ function absence(root, msg) {
   const minutes = Math.floor(seconds / 60);
   const over = msg.view.phase === "partie_over";
   box.replaceChildren(
-    h("p", {}, minutes < 1 ? `${name} is away from the table.` : minutes === 1 ? `${name} has been away for a minute.` : `${name} has been away for ${minutes} minutes.`),
-    h("button", { type: "button", class: "button", "data-away": "computer" }, `Give ${name}'s seat to the computer`),
-    seconds >= abandonAfter && !over ? h("button", { type: "button", class: "button", "data-away": "abandon" }, `End the partie: ${name} abandoned it`) : null
+    h("p", {}, minutes < 1 ? t("{name} is away from the table.", { name }) : nt("{name} has been away for a minute.", "{name} has been away for {n} minutes.", minutes, { name })),
+    h("button", { type: "button", class: "button", "data-away": "computer" }, t("Give {name}'s seat to the computer", { name })),
+    seconds >= abandonAfter && !over ? h("button", { type: "button", class: "button", "data-away": "abandon" }, t("End the partie: {name} abandoned it", { name })) : null
   );
   ticking = setTimeout(() => absence(root, last), Math.min(15, Math.max(1, abandonAfter - seconds)) * 1000);
 }
@@ -110,5 +110,5 @@ function abandoned(root, msg) {
   if (seat == null || !text) return;
   const name = msg.room.seats[seat]?.name;
   text.dataset.abandoned = seat;
-  text.textContent = seat === msg.room.seat ? "You left the table, so the partie ended: abandoned by you." : `${name} left the table, so the partie ended: abandoned by ${name}.`;
+  text.textContent = seat === msg.room.seat ? t("You left the table, so the partie ended: abandoned by you.") : t("{name} left the table, so the partie ended: abandoned by {name}.", { name });
 }

@@ -1,10 +1,11 @@
 // table.js: the socket's glue to the drawing; it keeps only what the player is choosing.
 
 import { TableSocket } from "./socket.js";
-import { h, positionOf, results } from "./kit.js";
+import { h, positionOf, results, dealNotes, sinking } from "./kit.js";
 import { renderTable, renderPresence } from "./render.js";
 import { animate, announce, celebrate } from "./news.js";
 import { coachReady } from "./learn.js";
+import { t, say } from "./i18n.js";
 
 const root = document.getElementById("table");
 const banner = document.getElementById("conn-banner");
@@ -57,12 +58,12 @@ function draw() {
   const msg = look ? { ...ui.lastState, view: { ...look.view, legal: [], log: [] } } : ui.lastState;
   const c = renderTable(root, msg, look ? { ...ui, selected: new Set() } : ui);
   // A refusal; the table's news (unless the refusal said it: a full disk's, to the mover).
-  const note = msg.room.notice || (msg.room.store === "waiting" ? "Waiting for the table's store to answer…" : "");
+  const note = msg.room.notice || (msg.room.store === "waiting" ? t("Waiting for the table's store to answer…") : "");
   if (!look) for (const [t, role] of [[ui.notice, "alert"], [note !== ui.notice && note, "status"]]) if (t) root.querySelector("#prompt").append(" ", h("span", { class: "notice", role }, t));
   syncRoving();
   strangers(msg);
   root.dataset.busy = ui.busy;
-  document.title = ui.title = c.myTurn ? `Your turn · ${baseTitle}` : baseTitle;
+  document.title = ui.title = c.myTurn ? t("Your turn · {title}", { title: baseTitle }) : baseTitle;
   ui.myTurn = c.myTurn;
   away?.then((m) => m?.update());
   // Last: tests wait on this attribute, so the DOM is complete when it changes.
@@ -76,13 +77,16 @@ function syncRoving() {
   for (const el of cards) el.tabIndex = el === stop ? 0 : -1;
 }
 
-// A deal's end is drawn with results.js, fetched when first needed: a state that needs it
-// waits for it, and every message after waits its turn, so each is drawn whole and in order.
+// A deal is drawn with dealinfo.js, its calls with sinking.js and its end with results.js,
+// each fetched when first needed: a state that needs one waits for it, and every message after waits its turn, so
+// each is drawn whole and in order.
 let queue = null;
 function onMessage(msg) {
-  const needs = msg.type === "state" && msg.view.phase.endsWith("_over") && !results.mod;
-  if (!queue && !needs) return handle(msg);
-  const mine = (queue = (queue || results.ready())
+  const v = msg.type === "state" && msg.view;
+  const needs = v ? [v.phase.endsWith("_over") && results, v.deal_number > 0 && dealNotes, v.legal.some((a) => a.type === "call") && sinking].filter((p) => p && !p.mod) : [];
+  if (!queue && !needs.length) return handle(msg);
+  const mine = (queue = (queue || Promise.resolve())
+    .then(() => Promise.all(needs.map((p) => p.ready())))
     .then(() => handle(msg))
     .catch((err) => setTimeout(() => { throw err; })) // said, and the next still drawn
     .then(() => queue === mine && (queue = null)));
@@ -95,7 +99,7 @@ function handle(msg) {
   else if (msg.type === "hint" && msg.version === ui.lastState?.version) {
     coachReady().then(() => {
       Object.assign(ui, { hint: msg, hintAsking: null, hintNote: "" });
-      announcer.append(h("p", {}, `Hint: ${msg.hint.why}`));
+      announcer.append(h("p", {}, t("Hint: {why}", { why: say(msg.hint.why_say) })));
       draw();
     });
   } else if (msg.type === "review") {
@@ -128,6 +132,7 @@ function onState(msg) {
   ui.lastState = msg;
   draw();
   if (previous && !ui.lookBack) animate(root, previous.view, view);
+  if (ui.scrollY != null) ui.scrollY = scrollTo(0, ui.scrollY); // (back where it was: once)
   if (!ui.freshConnection && previous) {
     announce(announcer, msg, ui);
     celebrate(toast, previous, msg, ui);
@@ -148,12 +153,12 @@ function onError(msg) {
   // A hint refused: said gently, not as a refused move.
   if (ui.hintAsking !== null && ["busy", "not_allowed", "internal", "stale_version"].includes(msg.code)) {
     ui.hintAsking = null;
-    ui.hintNote = { busy: "A hint is on its way already: one at a time.", stale_version: "" }[msg.code] ?? msg.message;
+    ui.hintNote = { busy: t("A hint is on its way already: one at a time."), stale_version: "" }[msg.code] ?? msg.message;
     return draw();
   }
   // A stale or duplicate action is followed by a fresh state: nothing to tell.
   if (msg.code === "stale_version" || msg.code === "duplicate_id") return;
-  ui.notice = msg.message || "That was refused.";
+  ui.notice = msg.message || t("That was refused.");
   ui.noticeVersion = msg.version ?? ui.lastState?.version ?? 0;
   draw();
 }
@@ -172,11 +177,11 @@ function onStatus(status, detail, way) {
     ui.hintAsking = null;
     // Quiet: a blip that heals within a second never shows the banner.
     bannerTimer = setTimeout(() => {
-      bannerText.textContent = "Connection lost. Reconnecting…";
+      bannerText.textContent = t("Connection lost. Reconnecting…");
       banner.hidden = false;
     }, 1000);
   } else if (status === "closed") {
-    bannerText.textContent = detail || "The table closed the connection.";
+    bannerText.textContent = detail || t("The table closed the connection.");
     banner.classList.add("fatal");
     if (way?.link) banner.append(h("a", { class: "button conn-action", href: way.link.href }, way.link.label));
     else if (way?.retry) {
@@ -210,7 +215,7 @@ addEventListener("keydown", goOn, true);
 function send(action) {
   if (ui.busy || !ui.lastState) return;
   if (socket.action(action, ui.lastState.version) !== null) return setBusy(true);
-  ui.notice = "Not connected: that move was not sent. Reconnecting…";
+  ui.notice = t("Not connected: that move was not sent. Reconnecting…");
   ui.noticeVersion = ui.lastState.version;
   draw();
 }
@@ -231,14 +236,20 @@ async function openReview(deal) {
   root.querySelector("#review .review-title")?.focus();
 }
 
-/** Looks back at a reviewed decision ("deal:step"), or (null) back to the table. */
-function lookBack(key) {
-  const was = ui.lookBack && `${ui.lookBack.item.deal}:${ui.lookBack.item.step}`;
-  ui.lookBack = null;
+/** The reviewed decision "deal:step" and the position it was made in, if this page has it. */
+function looked(key) {
   for (const r of key ? ui.reviews.values() : []) {
     const item = (r.items || r.summary.biggest).find((x) => `${x.deal}:${x.step}` === key);
-    if (item && positionOf(ui, item)) ui.lookBack = { item, view: positionOf(ui, item) };
+    if (item && positionOf(ui, item)) return { item, view: positionOf(ui, item) };
   }
+  return null;
+}
+const lookKey = () => ui.lookBack && `${ui.lookBack.item.deal}:${ui.lookBack.item.step}`;
+
+/** Looks back at a reviewed decision ("deal:step"), or (null) back to the table. */
+function lookBack(key) {
+  const was = lookKey();
+  ui.lookBack = looked(key);
   draw();
   root.querySelector(ui.lookBack ? "[data-back]" : `[data-review-item="${was}"]`)?.focus();
 }
@@ -257,7 +268,7 @@ function toggleCard(code) {
   else if (ui.selected.size < entry.max) ui.selected.add(code);
   else if (entry.max === 1) ui.selected = new Set([code]);
   else {
-    ui.notice = `You may discard at most ${entry.max}.`;
+    ui.notice = t("You may discard at most {n}.", { n: entry.max });
     ui.noticeVersion = ui.lastState.version;
   }
   draw();
@@ -297,7 +308,7 @@ root.addEventListener("click", (event) => {
   if (has("data-confirm-discard")) return confirmDiscard();
   const entry = has("data-action") && ui.lastState.view.legal[Number(attr("data-action"))];
   if (entry && entry.type !== "discard") {
-    const { label, ...action } = entry;
+    const { label, say: words, ...action } = entry;
     send(action);
   }
 });
@@ -331,6 +342,26 @@ root.addEventListener("keydown", (event) => {
   for (const el of cards) el.tabIndex = el === next ? 0 : -1;
   next.focus();
 });
+
+// A language chosen in the header brings the page back in it (app/languages.py), and what
+// the player was choosing, had open and was shown comes back with it (this tab's storage).
+const KEPT = `piquet.ui.${root.dataset.roomId}`;
+document.querySelector("[data-lang-choice]")?.addEventListener("submit", () => {
+  const open = [...root.querySelectorAll("details[open][id]")].map((d) => d.id);
+  try {
+    sessionStorage.setItem(KEPT, JSON.stringify({ ...ui, lastState: null, log: null, selected: [...ui.selected], reviews: [...ui.reviews], lookBack: lookKey(), open, scrollY }));
+  } catch (err) {} // (no storage: the page comes back as any page does)
+});
+try {
+  const kept = JSON.parse(sessionStorage.getItem(KEPT));
+  sessionStorage.removeItem(KEPT);
+  if (kept) {
+    Object.assign(ui, kept, { selected: new Set(kept.selected), reviews: new Map(kept.reviews), notice: "", hintNote: "", hintAsking: null, busy: false, freshConnection: true });
+    ui.lookBack = looked(kept.lookBack);
+    for (const id of kept.open) document.getElementById(id)?.setAttribute("open", "");
+    if (ui.hint || ui.reviewOpen != null) coachReady().then(draw);
+  }
+} catch (err) {}
 
 // The friend's first visit takes the seat; the module itself may fail to load (offline
 // for a moment): tried again, as the claim's own request is.

@@ -4,7 +4,9 @@
 // move)" and the site's icon shows a dot; when it becomes this seat's move, a notification
 // says so, if the visitor allowed them: asked only when the table's button is pressed.
 
-const PREFIX = "(Your move) ";
+import { t } from "./i18n.js";
+
+const AWAY = t("(Your move) {title}");
 const icon = document.querySelector("link[rel=icon]");
 const plain = icon?.getAttribute("href") || "";
 // The site's icon (an inline SVG) with a red dot in its corner.
@@ -30,7 +32,7 @@ export function start(state, title) {
 function update() {
   const mine = !!ui.myTurn;
   const away = document.hidden && mine;
-  document.title = away ? PREFIX + base : ui.title || base;
+  document.title = away ? AWAY.replace("{title}", base) : ui.title || base;
   if (icon) icon.setAttribute("href", away ? dotted : plain);
   if (away && !was && notifying()) notify();
   if (!document.hidden) shown?.close();
@@ -41,8 +43,8 @@ function notify() {
   const room = ui.lastState?.room;
   const other = room?.seats?.[1 - room.seat]?.name;
   shown?.close();
-  shown = new Notification("Your move", {
-    body: other ? `It is your move at the table with ${other}.` : "It is your move at the table.",
+  shown = new Notification(t("Your move"), {
+    body: other ? t("It is your move at the table with {name}.", { name: other }) : t("It is your move at the table."),
     tag: `piquet-${room?.room_id}`,
   });
   shown.onclick = () => {
@@ -59,6 +61,6 @@ async function ask(button) {
   const said = document.createElement("span");
   said.setAttribute("role", "status");
   said.dataset.notify = answer;
-  said.textContent = answer === "granted" ? "You will be told when it is your move." : answer === "unsupported" ? "This browser cannot tell you of your move." : "Notifications are blocked for this site in your browser's settings.";
+  said.textContent = answer === "granted" ? t("You will be told when it is your move.") : answer === "unsupported" ? t("This browser cannot tell you of your move.") : t("Notifications are blocked for this site in your browser's settings.");
   button.replaceWith(said);
 }

@@ -271,7 +271,7 @@ def lost_and_wrong(stored: Stored, all_tables: list[Table],
         room = stored(room_id)
         assert room is not None
         index = len(room.actions) - (room.version - before)  # the entry that made before + 1
-        plain = {k: v for k, v in action.items() if k != "label"}
+        plain = {k: v for k, v in action.items() if k not in ("label", "say")}
         if 0 <= index < len(room.actions) and room.actions[index][1] == plain:
             wrong += 1
     return lost, wrong

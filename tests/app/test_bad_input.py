@@ -103,7 +103,7 @@ def test_unknown_message_type(table: Table) -> None:
 
 def test_message_of_the_wrong_shape(table: Table) -> None:
     mover, _ = table.mover()
-    action = {k: v for k, v in mover.view["legal"][0].items() if k != "label"}
+    action = {k: v for k, v in mover.view["legal"][0].items() if k not in ("label", "say")}
     for bad in (
         {"type": "action", "version": "1", "id": "s1", "action": action},  # a string version
         {"type": "action", "version": 1, "action": action},  # no id
@@ -147,7 +147,7 @@ def test_the_engine_failing_is_an_internal_error_and_changes_nothing(
 
     monkeypatch.setattr(engine, "apply", broken)
     mover, _ = table.mover()
-    action = {k: v for k, v in mover.view["legal"][0].items() if k != "label"}
+    action = {k: v for k, v in mover.view["legal"][0].items() if k not in ("label", "say")}
     msg = {"type": "action", "version": table.room.version, "id": "x1", "action": action}
     with caplog.at_level(logging.ERROR, logger="piquet.rooms"):
         monkeypatch.setattr(table, "play", lambda actions=1: None)  # the engine is broken
@@ -170,7 +170,7 @@ def test_action_not_in_legal(table: Table) -> None:
 
 def test_out_of_turn(table: Table) -> None:
     mover, waiting = table.mover()
-    action = {k: v for k, v in mover.view["legal"][0].items() if k != "label"}
+    action = {k: v for k, v in mover.view["legal"][0].items() if k not in ("label", "say")}
     msg = {"type": "action", "version": table.room.version, "id": "o1", "action": action}
     error = table.unchanged_after(waiting, msg, "out_of_turn")
     assert "not your turn" in str(error["message"])
@@ -179,18 +179,18 @@ def test_out_of_turn(table: Table) -> None:
 def test_stale_version(table: Table) -> None:
     table.play(2)
     mover, _ = table.mover()
-    action = {k: v for k, v in mover.view["legal"][0].items() if k != "label"}
+    action = {k: v for k, v in mover.view["legal"][0].items() if k not in ("label", "say")}
     for version in (table.room.version - 1, table.room.version + 1):
         msg = {"type": "action", "version": version, "id": f"v{version}", "action": action}
         error = table.unchanged_after(mover, msg, "stale_version")
         assert f"version {version}" in str(error["message"])
         mover, _ = table.mover()
-        action = {k: v for k, v in mover.view["legal"][0].items() if k != "label"}
+        action = {k: v for k, v in mover.view["legal"][0].items() if k not in ("label", "say")}
 
 
 def test_repeated_id_is_never_applied_twice(table: Table) -> None:
     mover, _ = table.mover()
-    action = {k: v for k, v in mover.view["legal"][0].items() if k != "label"}
+    action = {k: v for k, v in mover.view["legal"][0].items() if k not in ("label", "say")}
     msg = {"type": "action", "version": table.room.version, "id": "same", "action": action}
     mover.send(msg)
     mover.expect("state")

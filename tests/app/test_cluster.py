@@ -212,7 +212,7 @@ def check_stored(redis: Redis, room_id: str, applied: list[tuple[int, Json]],
     r = redis.client()
     stored = [json.loads(a) for a in r.lrange(actions_key(room_id), 0, -1)]
     assert [(e[0], e[1]) for e in stored] == [
-        (s, {k: v for k, v in a.items() if k != "label"}) for s, a in applied]
+        (s, {k: v for k, v in a.items() if k not in ("label", "say")}) for s, a in applied]
     # Each deal's pack is kept with the action that dealt it, and only then.
     dealing = [e for e in stored if e[1]["type"] in ("choose_dealer", "next_deal")]
     assert dealing and all(len(e) == 3 and len(e[2].split()) == 32 for e in dealing)

@@ -43,6 +43,7 @@ def pauses(computer: ComputerSeat, seeds: range) -> dict[tuple[str, bool, bool],
             entries = [e for e in engine.view(s, mover)["legal"] if e["type"] != "see"]
             entry = dict(rng.choice(entries))
             entry.pop("label")
+            entry.pop("say", None)
             if entry["type"] == "discard":
                 entry = {"type": "discard", "cards": engine.view(s, mover)["hand"][:entry["min"]]}
             s = engine.apply(s, mover, entry)

@@ -77,6 +77,7 @@ def test_a_refused_play_logs_no_card_of_the_hand(tmp_path: Path) -> None:
                 legal = [e for e in mover.view["legal"] if e["type"] != "see"]
                 entry = dict(rng.choice(legal))
                 entry.pop("label")
+                entry.pop("say", None)
                 if entry["type"] == "discard":
                     entry = {"type": "discard",
                              "cards": rng.sample(mover.view["hand"], entry["min"])}

@@ -291,7 +291,7 @@ def every_rules() -> list[engine.Rules]:
 def random_move(state: engine.State, rng: random.Random) -> tuple[int, dict[str, Any]]:
     seat = rng.choice([s for s in (0, 1) if engine.view(state, s, log=False)["legal"]])
     view = engine.view(state, seat, log=False)
-    entry = {k: v for k, v in rng.choice(view["legal"]).items() if k != "label"}
+    entry = {k: v for k, v in rng.choice(view["legal"]).items() if k not in ("label", "say")}
     if entry["type"] == "discard":
         action: dict[str, Any] = {
             "type": "discard",
@@ -336,7 +336,7 @@ def test_the_view_model_describes_au_cent_s_game_won_with_carte_rouge() -> None:
     while state.phase is engine.Phase.CUT or state.deal_number == 1:
         mover = next(s for s in (0, 1) if engine.view(state, s)["to_move"] == s)
         view = engine.view(state, mover)
-        entry = {k: v for k, v in view["legal"][0].items() if k != "label"}
+        entry = {k: v for k, v in view["legal"][0].items() if k not in ("label", "say")}
         if entry["type"] == "discard":
             entry = {"type": "discard", "cards": view["hand"][:entry["min"]]}
         state = engine.apply(state, mover, entry)

@@ -74,7 +74,7 @@ def trace_one_move(opening: int) -> tuple[list[str], list[dict[str, Any]], int]:
         seat = room.state.to_move
         assert seat is not None
         legal = engine.view(room.state, seat)["legal"]
-        action = {k: v for k, v in legal[opening % len(legal)].items() if k != "label"}
+        action = {k: v for k, v in legal[opening % len(legal)].items() if k not in ("label", "say")}
         text = json.dumps({"type": "action", "version": room.version, "id": "m1",
                            "action": action})
         other = sockets[1 - seat]

@@ -142,8 +142,8 @@ def test_one_seat_plays_a_complete_partie_against_the_stand_in_computer(
     made = new_room(client, "computer")
     human = SeatSocket(client, made["room_id"], made["token"])
     human.connect()
-    assert human.state["room"]["seats"][1] == {"name": "Computer", "joined": True,
-                                               "connected": True}
+    assert human.state["room"]["seats"][1] == {"name": "Computer", "computer": True,
+                                               "joined": True, "connected": True}
     actions = play_computer_partie(human, random.Random(5))
     assert actions > 20
     assert human.view["result"] is not None

@@ -26,7 +26,7 @@ def test_reconnect_mid_deal_gets_the_same_view(client: TestClient) -> None:
     last = b.state
     b.close()
     gone = a.expect("presence")
-    assert gone["seats"] == [{"name": "You", "joined": True, "connected": True},
+    assert gone["seats"] == [{"name": "You", "you": True, "joined": True, "connected": True},
                              {"name": friend, "joined": True, "connected": False,
                               "away": 0}]
     assert room_of(client, room_id).version == last["version"]

@@ -73,7 +73,7 @@ def test_a_waiting_seat_goes_to_the_computer_without_a_new_link(client: TestClie
     assert fresh["version"] == before + 1 and fresh["log_reset"] is True
     assert fresh["room"]["opponent"] == "computer"
     assert fresh["room"]["seats"][COMPUTER_SEAT] == {
-        "name": "Computer", "joined": True, "connected": True}
+        "name": "Computer", "computer": True, "joined": True, "connected": True}
     room = room_of(client, made["room_id"])
     assert isinstance(room.computer, ComputerSeat) and room.computer.level == "basic"
     # The computer plays its part: a deal goes on to its tricks.

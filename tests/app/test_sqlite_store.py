@@ -42,7 +42,7 @@ import tests.disk
 from app.lobby_store import OpenTable
 from app.main import settings_store
 from app.registry import RoomRegistry
-from app.room import CANNOT_SAVE
+from app.room import CANNOT_SAVE as CANNOT_SAVE_TEXT
 from app.settings import ROOT, Settings
 from app.sqlite_lobby import SQLiteLobby
 from app.sqlite_store import SCHEMA, SQLiteStore
@@ -55,6 +55,7 @@ from app.store import (
 )
 
 Json = dict[str, Any]
+CANNOT_SAVE = CANNOT_SAVE_TEXT.english  # as the seats are told it: in English
 
 
 def sqlite_env(data: Path, **env: str) -> dict[str, str]:

@@ -321,6 +321,7 @@ class Maker:
     """Seat 0's socket, as far as a room's `submit` uses it."""
 
     seat = 0
+    lang = "en"  # (its words are said in English)
 
     def __init__(self) -> None:
         self.frames: list[str] = []

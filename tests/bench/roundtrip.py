@@ -128,7 +128,7 @@ class Seat:
 
 
 def pick(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-    entry = {k: v for k, v in rng.choice(view["legal"]).items() if k != "label"}
+    entry = {k: v for k, v in rng.choice(view["legal"]).items() if k not in ("label", "say")}
     if entry["type"] == "discard":
         return {"type": "discard", "cards": rng.sample(view["hand"], entry["min"])}
     return entry

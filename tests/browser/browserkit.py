@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page
 
-from engine import CARD_NAMES
+from app.i18n import language
 from tests.serverproc import ServerDidNotStart, free_port, store_env, wait_until_healthy
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -183,7 +183,9 @@ class Seat:
     # ---- acting ----------------------------------------------------------------------------
 
     def check_buttons_are_legal(self) -> None:
-        """The controls on the page are exactly the view's legal entries."""
+        """The controls on the page are exactly the view's legal entries, each in the
+        page's language: the words the server's catalogue gives the entry's phrase (in
+        English, its label)."""
         a = self.attrs()
         view = self.view_at(int(a["version"]))
         if view is None:
@@ -198,13 +200,18 @@ class Seat:
         legal = view["legal"]
         indices = sorted(int(s["i"]) for s in shown)
         assert indices == list(range(len(legal))), (indices, legal)
+        words = language(self.page.evaluate("document.documentElement.lang"))
         for s in shown:
             entry = legal[int(s["i"])]
             assert s["type"] == entry["type"], (s, entry)
-            if entry["type"] == "play":
-                assert CARD_NAMES[entry["card"]] in s["label"], (s, entry)
+            if entry["type"] == "play":  # "Play the Queen of Hearts" (hand.js)
+                name = words.speaker.form(entry["card"], "the")
+                assert s["label"] == words.page_words("Play {card}").replace("{card}", name), \
+                    (s, entry)
             elif entry["type"] != "discard":
-                assert s["text"].strip() == entry["label"], (s, entry)
+                assert s["text"].strip() == words.say(entry["say"]), (s, entry)
+                if words.code == "en":
+                    assert s["text"].strip() == entry["label"], (s, entry)
 
     def act(self, choose: Callable[[Seat, list[dict[str, str]]], int] | None = None) -> bool:
         """Takes one action if it is this seat's turn; returns whether it acted."""

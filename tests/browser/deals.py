@@ -23,7 +23,7 @@ def page_choice(view: dict[str, Any], mine: list[dict[str, Any]]) -> dict[str, A
     plays = {a["card"] for a in mine if a["type"] == "play"}
     if plays:
         return {"type": "play", "card": next(c for c in view["hand"] if c in plays)}
-    return {k: v for k, v in mine[0].items() if k != "label"}
+    return {k: v for k, v in mine[0].items() if k not in ("label", "say")}
 
 
 def states(seed: int, moves: int = 120) -> Iterator[engine.State]:

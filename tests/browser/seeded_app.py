@@ -25,7 +25,7 @@ def as_the_page_plays(view: dict[str, Any]) -> dict[str, Any]:
     """The computer's move as the page's Seat would make it (out of turn: asks to see)."""
     mine = [a for a in view["legal"] if a["type"] != "see"]
     if not mine:
-        return {k: v for k, v in view["legal"][0].items() if k != "label"}
+        return {k: v for k, v in view["legal"][0].items() if k not in ("label", "say")}
     return page_choice(view, mine)
 
 

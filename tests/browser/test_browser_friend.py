@@ -15,9 +15,6 @@ from websockets.sync.client import connect as ws_connect
 
 from engine import CARD_NAMES
 
-CARD_NAMES_SCRIPT = re.compile(r'<script type="application/json" id="card-names">.*?</script>',
-                               re.S)
-
 CARD_TOKEN = re.compile(r'"((?:10|[AKQJ987])[SHDC])"')
 
 
@@ -55,14 +52,14 @@ class LeakCheck:
         one go (the page's version, its cards and its HTML), as separate reads straddle a
         new state on a busy machine (the page still on the cut, the maker's state read a
         moment later already in the deal, whose cards may share a name with a cut card)."""
-        version, on_page_list, html, named = self.friend.page.evaluate(
+        version, on_page_list, html = self.friend.page.evaluate(
             """() => [+document.getElementById('table').dataset.version,
                       [...document.querySelectorAll('[data-card]')].map(e => e.dataset.card),
-                      document.documentElement.outerHTML,
-                      document.documentElement.outerHTML.includes('Queen of Hearts')]"""
+                      document.documentElement.outerHTML]"""
         )
-        assert named  # the page carries the fixed table of the 32 cards' names
-        html = CARD_NAMES_SCRIPT.sub("", html)  # all but that table
+        # The 32 cards' names come with the language's catalogue (fetched as JSON), not
+        # in the page: a card named in the HTML is a card drawn.
+        assert 'id="card-names"' not in html
         on_page = set(on_page_list)
         drawn = [m for m in self.friend.states() if m["version"] == version]
         maker_states = [m for m in self.maker.states() if m["version"] <= version]
@@ -273,7 +270,7 @@ class Bot:
                 timeout = 0.001
 
     def act(self, entry: dict[str, Any], rng: random.Random) -> None:
-        action = {k: v for k, v in entry.items() if k != "label"}
+        action = {k: v for k, v in entry.items() if k not in ("label", "say")}
         if action["type"] == "discard":
             action = {"type": "discard", "cards": rng.sample(self.view["hand"], entry["min"])}
         self.ids += 1

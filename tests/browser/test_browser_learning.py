@@ -24,7 +24,7 @@ def frames_of(seat: Seat, kind: str) -> list[Json]:
 def same(action: Json) -> str:
     """An action or legal entry as compared: no label, cards as a set (as learn.js does)."""
     return json.dumps({k: sorted(v) if k == "cards" else v for k, v in action.items()
-                       if k != "label"}, sort_keys=True)
+                       if k not in ("label", "say")}, sort_keys=True)
 
 
 def decision(view: Json) -> str:

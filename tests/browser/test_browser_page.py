@@ -231,9 +231,11 @@ def test_lobby_and_rules_pages(open_seat) -> None:
 
 def test_the_table_page_weighs_under_100_kb(open_seat) -> None:
     """The JS and CSS the table page fetches before it is drawn weigh under 100 KiB. What it
-    does not use at first comes when used: the coach's script and styles once a hint is
-    asked (and they draw it), the review from them; the results (the deal's score, the
-    score sheet) once a deal ends, drawn with their styles; the replay page's own."""
+    does not use at first comes when used: the deal's notes once a deal is dealt, the
+    smaller calls' menu once a call is offered; the coach's script and styles once a hint
+    is asked (and they draw it), the review from them; the results (the deal's score, the
+    score sheet) once a deal ends, drawn with their styles; the replay page's own. (The
+    page's words are its language's catalogue, JSON from /i18n/, not scripts.)"""
     seat = open_seat()
     page = seat.page
     # Every file from the server, as a first visit fetches it (not the lobby's cached copy).
@@ -252,11 +254,16 @@ def test_the_table_page_weighs_under_100_kb(open_seat) -> None:
     assert sum(sizes.values()) < 100 * 1024, sizes
     on_demand = {"/static/js/coach.js", "/static/css/coach.css"}
     results = {"/static/js/results.js", "/static/css/results.css"}
-    assert not (on_demand | results) & set(sizes), sizes
+    # The deal's notes and the smaller calls' menu: once a deal is dealt, once a call is
+    # offered (the table opens at the cut).
+    dealt = {"/static/js/dealinfo.js", "/static/css/dealinfo.css"}
+    calls = {"/static/js/sinking.js", "/static/css/sinking.css"}
+    assert not (on_demand | results | dealt | calls) & set(sizes), sizes
     assert "/static/js/yourmove.js" not in sizes  # (the tab never went to the background)
 
     seat.play_until(lambda a: a.get("selecting") == "true")  # an exchange: a hint is offered
     assert not on_demand & set(sizes), sizes
+    assert dealt <= set(sizes), sizes  # (drawn with the deal's first state)
     page.locator("[data-hint]").click()
     page.wait_for_selector("#coach [data-hint-kind]")
     assert on_demand <= set(sizes), sizes

@@ -13,10 +13,12 @@ from browserkit import ROOT_JS, Seat, TableError, phase_is, start_table
 
 import tests.disk
 from app.redis_scripts import actions_key, room_key
-from app.room import CANNOT_SAVE
+from app.room import CANNOT_SAVE as CANNOT_SAVE_TEXT
 from tests.cluster import App, Redis
 
 WAITING = "Waiting for the table's store to answer"
+
+CANNOT_SAVE = CANNOT_SAVE_TEXT.english  # as the seats are told it: in English
 
 
 def my_card_to_play(seat: Seat) -> None:

@@ -17,10 +17,10 @@ def test_face_up_leftovers_are_drawn_once_in_the_stocks_place(open_seat) -> None
 
     def look(s: Seat) -> None:
         nonlocal checked
-        exposed = s.view().get("exposed_stock") or []
+        # (The view the page has drawn: a newer state may have come and not be drawn yet.)
+        drawn = s.view_at(s.version())
+        exposed = (drawn or {}).get("exposed_stock") or []
         if not exposed or s.attrs().get("phase") != "play":
-            return
-        if s.view_at(s.version()) is None:
             return
         on_table = page.eval_on_selector_all(
             "#table [data-card]", "els => els.map(e => e.dataset.card)"

@@ -184,12 +184,15 @@ def test_equal_at_the_last_stage_names_the_call_younger_chooses() -> None:
     if asked) is the one she named, not the first in suit order."""
     s = two_equal_points()
     entries = [e for e in engine.view(s, YOUNGER)["legal"] if e["type"] == "answer"]
+    point = {"code": "point", "n": 5}
     assert entries == [
-        {"type": "answer", "reply": "good", "label": "Good"},
+        {"type": "answer", "reply": "good", "label": "Good", "say": {"code": "good"}},
         {"type": "answer", "reply": "equal", "cards": ["AH", "KH", "QH", "JH", "9H"],
-         "label": "Equal: point of five in hearts"},
+         "label": "Equal: point of five in hearts",
+         "say": {"code": "equal_in", "what": point, "suit": "H"}},
         {"type": "answer", "reply": "equal", "cards": ["AC", "KC", "QC", "JC", "9C"],
-         "label": "Equal: point of five in clubs"}]
+         "label": "Equal: point of five in clubs",
+         "say": {"code": "equal_in", "what": point, "suit": "C"}}]
     s = engine.apply(s, YOUNGER, {"type": "answer", "reply": "equal",
                                   "cards": ["9C", "JC", "QC", "KC", "AC"]})  # any order
     assert outcome(s, "point") == "equal" and scores(s) == (0, 0)
@@ -221,7 +224,7 @@ def test_a_bare_equal_at_the_last_stage_still_replays_as_it_did() -> None:
     tie = [r for r in s.combos if r.seat == YOUNGER]
     assert [str(c) for c in tie[0].combo.cards] == ["AH", "KH", "QH", "JH", "9H"]
     assert {"type": "answer", "reply": "equal"} not in [
-        {k: v for k, v in e.items() if k != "label"}
+        {k: v for k, v in e.items() if k not in ("label", "say")}
         for e in engine.view(two_equal_points(), YOUNGER)["legal"]]
 
 
@@ -229,7 +232,7 @@ def test_the_computer_names_one_of_its_equal_calls() -> None:
     from engine.computer import LEVELS
 
     view = engine.view(two_equal_points(), YOUNGER)
-    offered = [{k: v for k, v in e.items() if k != "label"} for e in view["legal"]
+    offered = [{k: v for k, v in e.items() if k not in ("label", "say")} for e in view["legal"]
                if e.get("reply") == "equal"]
     for level in LEVELS.values():
         chosen = level.choose(view)

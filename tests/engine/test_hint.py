@@ -34,7 +34,7 @@ def legal(v: dict[str, Any], action: dict[str, Any]) -> bool:
             return (e["min"] <= len(action["cards"]) <= e["max"]
                     and set(action["cards"]) <= set(v["hand"])
                     and (e["expose_choice"] or not action["expose"]))
-        if {k: x for k, x in e.items() if k != "label"} == action:
+        if {k: x for k, x in e.items() if k not in ("label", "say")} == action:
             return True
     return False
 

@@ -41,8 +41,9 @@ def test_from_the_first_lead_either_seat_may_see_what_scored_and_both_see_it() -
     for seat in (ELDER, YOUNGER):
         v = engine.view(s, seat)
         assert v["combos"][quart]["cards"] == ["AH", "KH", "QH", "JH"]
-        assert {"seat": ELDER, "what": "Quart to the ace", "cards": ["AH", "KH", "QH", "JH"]} \
-            in v["shown"]
+        assert {"seat": ELDER, "what": "Quart to the ace",
+                "say": {"code": "seq_to", "n": 4, "top": "A"},
+                "cards": ["AH", "KH", "QH", "JH"]} in v["shown"]
     assert "See the quart to the ace" not in labels(s, YOUNGER)
 
 
