@@ -45,7 +45,6 @@ from engine.computer import strong
 from engine.computer.advice import canonical, discard_label, entry_say, keeps_words
 from engine.computer.knowledge import CARD_OF, PIPS, SUIT_MASK, bits, know, mask, view_rng
 from engine.computer.sampler import sample_hands
-from engine.computer.solver import Solver
 from engine.words import WN, Phrase, W, english
 
 View = dict[str, Any]
