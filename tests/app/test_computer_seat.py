@@ -125,7 +125,8 @@ def test_as_elder_the_computer_waits_so_a_person_holding_carte_blanche_can_annou
         view = person.view
         assert (view["role"], view["step"], view["to_move"]) == ("younger", "elder_exchange", 1)
         offer = [a for a in view["legal"] if a["type"] == "carte_blanche"]
-        assert offer == [{"type": "carte_blanche", "announce": True, "label": "Carte blanche"}]
+        assert offer == [{"type": "carte_blanche", "announce": True, "label": "Carte blanche",
+                          "say": {"code": "bonus.carte_blanche"}}]
         person.act({"type": "carte_blanche", "announce": True})
         frame = person.expect("state")
         assert frame["view"]["bonuses"] == [{"seat": 0, "kind": "carte_blanche", "points": 10}]
