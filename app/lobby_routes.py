@@ -31,7 +31,6 @@ from app.registry import RoomsFullError, TooManyRooms
 from app.room import Room
 from app.room_options import RoomOptions, rules_from_form
 from app.security import TOO_MANY_ROOMS, may_make_room
-from app.settings import Settings
 from app.sitting import (
     Refused,
     Visitor,
@@ -39,8 +38,10 @@ from app.sitting import (
     lobby_of,
     remember,
     rooms_of,
+    settings_of,
     sit_down,
     table_for,
+    templates_of,
     visitor_of,
 )
 from app.ws import seat_token
@@ -55,20 +56,15 @@ QUICK_TRIES = 3
 Seated = tuple[Room, str | None]  # the table, and the new seat's token (None: the browser's)
 
 
-def _settings(request: Request) -> Settings:
-    settings: Settings = request.app.state.settings
-    return settings
-
-
 def lobby_page(request: Request, visitor: Visitor, *, typed: str = "", error: str = "",
                status_code: int = 200) -> HTMLResponse:
     context: dict[str, Any] = {
         "levels": list(LEVELS),
         "name": visitor.name, "typed": typed, "name_error": error,
-        "open_wait": open_wait(_settings(request)),
-        "kept": paces(_settings(request)),
+        "open_wait": open_wait(settings_of(request)),
+        "kept": paces(settings_of(request)),
     }
-    response: HTMLResponse = request.app.state.templates.TemplateResponse(
+    response: HTMLResponse = templates_of(request).TemplateResponse(
         request, "lobby.html", context, status_code=status_code)
     remember(request, response, visitor)
     return response

@@ -12,7 +12,6 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, Request, Response
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
-from fastapi.templating import Jinja2Templates
 
 import engine
 from app.i18n import _, ngettext
@@ -30,8 +29,10 @@ from app.sitting import (
     over_https,
     remember,
     rooms_of,
+    settings_of,
     sit_down,
     table_for,
+    templates_of,
     visitor_of,
 )
 from app.ws import seat_cookie, seat_token
@@ -52,20 +53,10 @@ def seat_cookie_age(settings: Settings, room: Room) -> int:
     return COOKIE_MAX_AGE
 
 
-def _templates(request: Request) -> Jinja2Templates:
-    templates: Jinja2Templates = request.app.state.templates
-    return templates
-
-
-def _settings(request: Request) -> Settings:
-    settings: Settings = request.app.state.settings
-    return settings
-
-
 def table_url(request: Request, room_id: str) -> str:
     """The table's absolute link (the invite link, the redirect, the API's `url`): from
     PIQUET_PUBLIC_URL when set; else from the request (its Host header)."""
-    public = _settings(request).public_url
+    public = settings_of(request).public_url
     if public:
         return f"{public}/r/{room_id}"
     return str(request.url_for("table", room_id=room_id))
@@ -77,7 +68,7 @@ def set_seat_cookie(request: Request, response: Response, room: Room, token: str
     response.set_cookie(
         seat_cookie(room_id, secure),
         token,
-        max_age=seat_cookie_age(_settings(request), room),
+        max_age=seat_cookie_age(settings_of(request), room),
         path="/",  # (and no Domain: as __Host- requires)
         httponly=True,
         samesite="lax",
@@ -102,14 +93,14 @@ def message_page(
         "action_url": action_url,
         "action_label": action_label or _("Start a new table"),
     }
-    return _templates(request).TemplateResponse(
+    return templates_of(request).TemplateResponse(
         request, "message.html", context, status_code=status_code
     )
 
 
 @router.get("/rules", response_class=HTMLResponse)
 async def rules(request: Request) -> HTMLResponse:
-    return _templates(request).TemplateResponse(request, "rules.html", {})
+    return templates_of(request).TemplateResponse(request, "rules.html", {})
 
 
 @router.post("/rooms", response_model=None)
@@ -228,7 +219,7 @@ def seated_response(request: Request, room: Room, token: str | None,
     """To the table, the seat cookie set (`token`: none when the browser holds its seat
     there already). With no public URL, a relative link: a redirect needs no host, so
     none is taken from the request's Host header."""
-    public = _settings(request).public_url
+    public = settings_of(request).public_url
     where = table_url(request, room.room_id) if public else f"/r/{room.room_id}"
     response = RedirectResponse(where, status_code=303)
     if token is not None:
@@ -263,12 +254,12 @@ async def table(request: Request, room_id: str) -> Response:
         "levels": list(LEVELS),
         "room_url": table_url(request, room_id),
         "seating": room.options.seating,
-        "open_wait": open_wait(_settings(request)),
-        "away_seconds": _settings(request).stranger_away_seconds,
-        "abandon_seconds": _settings(request).stranger_abandon_seconds,
+        "open_wait": open_wait(settings_of(request)),
+        "away_seconds": settings_of(request).stranger_away_seconds,
+        "abandon_seconds": settings_of(request).stranger_abandon_seconds,
         **_table_context(request, room),
     }
-    response = _templates(request).TemplateResponse(request, "table.html", context)
+    response = templates_of(request).TemplateResponse(request, "table.html", context)
     if token is not None and not claim:
         # Set again on every visit, so the cookie lives as long as the table is in use.
         set_seat_cookie(request, response, room, token)
@@ -321,7 +312,7 @@ async def record(request: Request, room_id: str) -> Response:
 async def replay(request: Request) -> HTMLResponse:
     """The replay page: a record (docs/record.md) chosen or dropped, stepped through."""
     context = {"record_url": None, "seat": 0}
-    return _templates(request).TemplateResponse(request, "replay.html", context)
+    return templates_of(request).TemplateResponse(request, "replay.html", context)
 
 
 @router.get("/r/{room_id}/replay", name="table_replay", response_model=None)
@@ -331,7 +322,7 @@ async def table_replay(request: Request, room_id: str) -> Response:
     if not well_formed_room_id(room_id) or await rooms_of(request).find(room_id) is None:
         return _no_such_table(request)
     context = {"record_url": f"/r/{room_id}/record.json", "seat": 0}
-    return _templates(request).TemplateResponse(request, "replay.html", context)
+    return templates_of(request).TemplateResponse(request, "replay.html", context)
 
 
 def _no_such_table(request: Request) -> HTMLResponse:
@@ -350,7 +341,7 @@ def _table_context(request: Request, room: Room) -> dict[str, Any]:
     move at each pace."""
     rules = room.options.rules
     return {"rules": rules, "variant": rules != engine.RUBICON, "pace": room.options.pace,
-            "kept": paces(_settings(request))}
+            "kept": paces(settings_of(request))}
 
 
 def _watch_page(request: Request, room: Room) -> Response:
@@ -364,4 +355,4 @@ def _watch_page(request: Request, room: Room) -> Response:
         "room_url": table_url(request, room.room_id),
         **_table_context(request, room),
     }
-    return _templates(request).TemplateResponse(request, "table.html", context)
+    return templates_of(request).TemplateResponse(request, "table.html", context)

@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from fastapi import Request, Response
 from fastapi.responses import JSONResponse
+from fastapi.templating import Jinja2Templates
 
 from app.i18n import _
 from app.lobby import Lobby
@@ -32,6 +35,8 @@ from app.registry import RoomRegistry, TooManyRooms
 from app.room import Room
 from app.security import NOT_A_ROOM, well_formed_room_id
 from app.settings import Settings
+
+T = TypeVar("T")
 
 VISITOR_COOKIE = "piquet_visitor"
 VISITOR_MAX_AGE = 365 * 24 * 3600
@@ -58,14 +63,18 @@ class Visitor:
     name: str
 
 
-def rooms_of(request: Request) -> RoomRegistry:
-    rooms: RoomRegistry = request.app.state.rooms
-    return rooms
+def _state_reader(name: str, kind: type[T]) -> Callable[[Request], T]:
+    """A reader of what the app keeps as `app.state.<name>`, typed as `kind`."""
+    def read(request: Request) -> T:
+        value: T = getattr(request.app.state, name)
+        return value
+    return read
 
 
-def lobby_of(request: Request) -> Lobby:
-    lobby: Lobby = request.app.state.lobby
-    return lobby
+rooms_of = _state_reader("rooms", RoomRegistry)
+lobby_of = _state_reader("lobby", Lobby)
+settings_of = _state_reader("settings", Settings)
+templates_of = _state_reader("templates", Jinja2Templates)
 
 
 def address_of(request: Request) -> str:
@@ -87,8 +96,8 @@ async def table_for(request: Request, room_id: str) -> Room | JSONResponse:
 def over_https(request: Request) -> bool:
     """The browser reaches the site over HTTPS: this request came so (directly, or from a
     proxy in FORWARDED_ALLOW_IPS that says so), or the public URL is https."""
-    settings: Settings = request.app.state.settings
-    return request.url.scheme == "https" or settings.public_url.startswith("https:")
+    return request.url.scheme == "https" or \
+        settings_of(request).public_url.startswith("https:")
 
 
 def visitor_of(request: Request, name: str | None = None) -> Visitor:
