@@ -250,15 +250,19 @@ def test_the_table_page_weighs_under_100_kb(open_seat) -> None:
     page.on("framenavigated", lambda f: f == page.main_frame and "/r/" in f.url and sizes.clear())
     start_table(seat)
     page.wait_for_load_state("networkidle")
-    assert any(url.endswith(".js") for url in sizes) and any(url.endswith(".css") for url in sizes)
-    assert sum(sizes.values()) < 100 * 1024, sizes
     on_demand = {"/static/js/coach.js", "/static/css/coach.css"}
     results = {"/static/js/results.js", "/static/css/results.css"}
     # The deal's notes and the smaller calls' menu: once a deal is dealt, once a call is
-    # offered (the table opens at the cut).
+    # offered. The table opens at the cut; if the computer wins it, it may choose and deal
+    # before the page goes quiet, and the deal's notes then come with that first deal.
     dealt = {"/static/js/dealinfo.js", "/static/css/dealinfo.css"}
     calls = {"/static/js/sinking.js", "/static/css/sinking.css"}
-    assert not (on_demand | results | dealt | calls) & set(sizes), sizes
+    first = dict(sizes)
+    dealt_yet = seat.attrs().get("phase") != "cut"  # (read after: a phase only moves on)
+    assert any(url.endswith(".js") for url in first) and any(url.endswith(".css") for url in first)
+    assert sum(n for url, n in first.items() if url not in dealt) < 100 * 1024, first
+    assert not (on_demand | results | calls) & set(first), first
+    assert dealt_yet or not dealt & set(first), first
     assert "/static/js/yourmove.js" not in sizes  # (the tab never went to the background)
 
     seat.play_until(lambda a: a.get("selecting") == "true")  # an exchange: a hint is offered
