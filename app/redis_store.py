@@ -222,8 +222,11 @@ class RedisStore(WritesByKind):
         while True:
             try:
                 return await self._once(name, keys, args, durable and self.replicas > 0)
-            except (RedisConnectionError, RedisTimeout, OSError, RuntimeError) as exc:
-                # (RuntimeError: the cluster client writing to a node's closed transport.)
+            except (RedisConnectionError, RedisTimeout, OSError, RuntimeError,
+                    AttributeError) as exc:
+                # (RuntimeError: the cluster client writing to a node's closed transport;
+                # AttributeError: its pipeline writing to a connection a failover has just
+                # closed, whose writer is None. Either may have sent the script: unknown.)
                 error: BaseException = exc
                 sent = sent or not _not_sent(exc)
             except (RedisError, RedisClusterException) as exc:
